@@ -1,0 +1,3 @@
+from ar_sudoku.cli import run
+
+run()

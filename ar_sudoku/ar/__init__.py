@@ -1,0 +1,1 @@
+"""The live AR side: per-frame session, background solver, overlay drawing."""

@@ -1,0 +1,1 @@
+"""The I/O shell: frame sources, video/JSONL sinks, the window."""

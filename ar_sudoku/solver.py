@@ -1,0 +1,484 @@
+"""Sudoku boards as text, validation, and a fast bitmask solver with a deadline.
+
+The solver keeps one candidate bitmask per cell, propagates naked singles as
+they appear (Norvig's elimination, on ints instead of strings), finds hidden
+singles with a once/twice bit trick per unit, and branches on the cell with the
+fewest candidates. It is pure Python so it runs anywhere the package installs,
+and it checks a deadline so a garbage reading from the camera can never hang
+the caller. Boards of rank 2, 3 and 4 (4x4, 9x9, 16x16) share one code path.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from typing import Literal
+
+SYMBOLS = "123456789ABCDEFG"
+BLANKS = ".0"
+SIZES = {16: 2, 81: 3, 256: 4}  # cell count -> rank n
+
+Status = Literal["solved", "no_solution", "timeout", "invalid"]
+
+
+class PuzzleFormatError(ValueError):
+    """Input that is not a puzzle; the message names the line and column."""
+
+    def __init__(self, message: str, line: int | None = None, column: int | None = None):
+        where = []
+        if line is not None:
+            where.append(f"line {line}")
+        if column is not None:
+            where.append(f"column {column}")
+        super().__init__(f"{', '.join(where)}: {message}" if where else message)
+        self.line = line
+        self.column = column
+
+
+@dataclass(frozen=True)
+class Board:
+    """A square Sudoku of rank ``n`` (side ``n*n``); cells row by row, 0 = blank."""
+
+    n: int
+    cells: tuple[int, ...]
+    line: int | None = None  # where it came from in a file, for messages
+
+    @property
+    def size(self) -> int:
+        return self.n * self.n
+
+    def to_string(self, blank: str = ".") -> str:
+        return "".join(SYMBOLS[v - 1] if v else blank for v in self.cells)
+
+    def pretty(self) -> str:
+        return format_grid(self.to_string(), self.n)
+
+    @property
+    def givens(self) -> int:
+        return sum(1 for v in self.cells if v)
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """Two givens that break the rules: same digit twice in one unit."""
+
+    a: int
+    b: int
+    digit: int
+    unit: str  # "row 3", "column 5", "box 2"
+    size: int
+
+    def __str__(self) -> str:
+        sym = SYMBOLS[self.digit - 1]
+        return f"{cell_name(self.a, self.size)} and {cell_name(self.b, self.size)} are both {sym} in {self.unit}"
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    status: Status
+    solution: str | None = None
+    nodes: int = 0
+    seconds: float = 0.0
+    conflicts: tuple[Conflict, ...] = ()
+
+    @property
+    def message(self) -> str:
+        if self.status == "solved":
+            return "solved"
+        if self.status == "no_solution":
+            return "no solution"
+        if self.status == "timeout":
+            return f"timed out after {self.seconds:.2f} s"
+        return "; ".join(str(c) for c in self.conflicts) or "givens break the rules"
+
+
+@dataclass(frozen=True)
+class CountResult:
+    count: int  # solutions found, up to the limit
+    limit: int
+    complete: bool  # False when the deadline ended the search early
+    first: str | None = None
+
+    @property
+    def label(self) -> str:
+        if not self.complete and self.count < self.limit:
+            return f"{self.count}+ (timed out)" if self.count else "timed out"
+        return f"{self.count}+" if self.count >= self.limit else str(self.count)
+
+
+def cell_name(index: int, size: int = 9) -> str:
+    return f"r{index // size + 1}c{index % size + 1}"
+
+
+def format_grid(text: str, n: int = 3) -> str:
+    """A boxed grid for people: rows of digits with lines between boxes."""
+    size = n * n
+    sep = "+".join("-" * (2 * n + 1) for _ in range(n))
+    lines = ["+" + sep + "+"]
+    for r in range(size):
+        row = text[r * size : (r + 1) * size]
+        parts = [" ".join(row[b * n : (b + 1) * n]) for b in range(n)]
+        lines.append("| " + " | ".join(parts) + " |")
+        if r % n == n - 1:
+            lines.append("+" + sep + "+")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+def _symbol_value(ch: str, n: int) -> int | None:
+    """Digit value of a symbol on a rank-n board, 0 for a blank, None if not allowed."""
+    if ch in BLANKS:
+        return 0
+    idx = SYMBOLS.find(ch.upper())
+    if 0 <= idx < n * n:
+        return idx + 1
+    return None
+
+
+def _allowed(n: int) -> str:
+    size = n * n
+    digits = "1-9" if size >= 9 else f"1-{size}"
+    if size > 9:
+        digits += f"A-{SYMBOLS[size - 1]}"
+    return f"{digits}, '.' or '0'"
+
+
+def parse_line(text: str, line: int | None = None, column0: int = 1) -> Board:
+    """One puzzle written as 16, 81 or 256 symbols in a row."""
+    if len(text) not in SIZES:
+        raise PuzzleFormatError(
+            f"{len(text)} symbols; a puzzle has 81 (9x9), 16 (4x4) or 256 (16x16)", line
+        )
+    n = SIZES[len(text)]
+    cells = []
+    for i, ch in enumerate(text):
+        v = _symbol_value(ch, n)
+        if v is None:
+            raise PuzzleFormatError(f"unexpected {ch!r} (expected {_allowed(n)})", line, column0 + i)
+        cells.append(v)
+    return Board(n, tuple(cells), line)
+
+
+def parse_puzzles(text: str) -> list[Board]:
+    """Every puzzle in a text: one-line puzzles and/or grids of space-separated rows.
+
+    Blank lines and ``#`` comments are skipped. A grid is ``size`` consecutive
+    lines of ``size`` tokens each (``0`` or ``.`` for a blank), as printed by
+    most Sudoku programs.
+    """
+    boards: list[Board] = []
+    raw_lines = text.splitlines()
+    i = 0
+    while i < len(raw_lines):
+        raw = raw_lines[i]
+        lineno = i + 1
+        stripped = raw.strip()
+        if not stripped or stripped.startswith("#"):
+            i += 1
+            continue
+        tokens = stripped.replace("|", " ").split()
+        if len(tokens) == 1:
+            col = raw.find(stripped) + 1
+            boards.append(parse_line(stripped, lineno, col))
+            i += 1
+            continue
+        # a grid of rows: the first row's width sets the size
+        size = len(tokens)
+        if size not in (4, 9, 16):
+            raise PuzzleFormatError(
+                f"{size} values in a row; a grid row has 9 (or 4, 16) values", lineno
+            )
+        n = {4: 2, 9: 3, 16: 4}[size]
+        cells: list[int] = []
+        for r in range(size):
+            j = i + r
+            if j >= len(raw_lines) or not raw_lines[j].strip():
+                raise PuzzleFormatError(
+                    f"grid ends after {r} rows; it needs {size}", j + 1 if j < len(raw_lines) else j
+                )
+            row = raw_lines[j].replace("|", " ").split()
+            # rows drawn with box lines ("------+------") are skipped
+            if all(set(t) <= set("-+=") for t in row):
+                raise PuzzleFormatError("separator lines are not supported; give the digits only", j + 1)
+            if len(row) != size:
+                raise PuzzleFormatError(f"{len(row)} values in this row, expected {size}", j + 1)
+            pos = 0
+            for tok in row:
+                pos = raw_lines[j].find(tok, pos) + 1
+                v = _symbol_value(tok, n) if len(tok) == 1 else None
+                if v is None:
+                    raise PuzzleFormatError(f"unexpected {tok!r} (expected {_allowed(n)})", j + 1, pos)
+                cells.append(v)
+        boards.append(Board(n, tuple(cells), lineno))
+        i += size
+    return boards
+
+
+def parse_puzzle(text: str) -> Board:
+    """Exactly one puzzle from a string (one line or a grid of rows)."""
+    boards = parse_puzzles(text)
+    if not boards:
+        raise PuzzleFormatError("no puzzle found")
+    if len(boards) > 1:
+        raise PuzzleFormatError(f"{len(boards)} puzzles found, expected one")
+    return boards[0]
+
+
+# --------------------------------------------------------------------------- tables
+
+
+@dataclass(frozen=True)
+class _Tables:
+    n: int
+    size: int
+    ncells: int
+    full: int
+    units: tuple[tuple[int, ...], ...]  # rows, then columns, then boxes
+    unit_names: tuple[str, ...]
+    peers: tuple[tuple[int, ...], ...]
+    bit_value: dict[int, int]  # single bit -> digit value
+
+
+@cache
+def _tables(n: int) -> _Tables:
+    size = n * n
+    rows = [tuple(r * size + c for c in range(size)) for r in range(size)]
+    cols = [tuple(r * size + c for r in range(size)) for c in range(size)]
+    boxes = []
+    for br in range(n):
+        for bc in range(n):
+            boxes.append(
+                tuple((br * n + r) * size + bc * n + c for r in range(n) for c in range(n))
+            )
+    units = tuple(rows + cols + boxes)
+    names = tuple(
+        [f"row {i + 1}" for i in range(size)]
+        + [f"column {i + 1}" for i in range(size)]
+        + [f"box {i + 1}" for i in range(size)]
+    )
+    peers = []
+    for i in range(size * size):
+        ps: set[int] = set()
+        for u in units:
+            if i in u:
+                ps.update(u)
+        ps.discard(i)
+        peers.append(tuple(sorted(ps)))
+    return _Tables(
+        n, size, size * size, (1 << size) - 1, units, names, tuple(peers),
+        {1 << d: d + 1 for d in range(size)},
+    )
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def validate(board: Board) -> list[Conflict]:
+    """Givens that repeat a digit within a row, column or box."""
+    t = _tables(board.n)
+    out: list[Conflict] = []
+    for name, unit in zip(t.unit_names, t.units, strict=False):
+        seen: dict[int, int] = {}
+        for i in unit:
+            v = board.cells[i]
+            if not v:
+                continue
+            if v in seen:
+                out.append(Conflict(seen[v], i, v, name, t.size))
+            else:
+                seen[v] = i
+    return out
+
+
+def is_solution(board: Board, solution: str) -> bool:
+    """True when ``solution`` is complete, keeps every given, and breaks no rule."""
+    t = _tables(board.n)
+    if len(solution) != t.ncells:
+        return False
+    vals = [_symbol_value(ch, board.n) for ch in solution]
+    if any(not v for v in vals):
+        return False
+    if any(g and g != v for g, v in zip(board.cells, vals, strict=False)):
+        return False
+    want = set(range(1, t.size + 1))
+    return all({vals[i] for i in u} == want for u in t.units)
+
+
+# --------------------------------------------------------------------------- search
+
+
+class _Timeout(Exception):
+    pass
+
+
+class _Search:
+    """One depth-first search; counts nodes and watches the deadline."""
+
+    CHECK_EVERY = 64
+
+    def __init__(
+        self, n: int, deadline: float | None, limit: int, cancel: Callable[[], bool] | None = None
+    ):
+        self.t = _tables(n)
+        self.deadline = deadline
+        self.cancel = cancel
+        self.limit = limit
+        self.nodes = 0
+        self.solutions: list[list[int]] = []
+
+    def assign(self, cand: list[int], i: int, bit: int) -> bool:
+        """Put ``bit`` in cell i and eliminate it from peers, chasing naked singles."""
+        peers = self.t.peers
+        stack = [(i, bit)]
+        cand[i] = bit
+        while stack:
+            i, bit = stack.pop()
+            for p in peers[i]:
+                m = cand[p]
+                if m & bit:
+                    m ^= bit
+                    if not m:
+                        return False
+                    cand[p] = m
+                    if not m & (m - 1):
+                        stack.append((p, m))
+        return True
+
+    def hidden_singles(self, cand: list[int], units: list[tuple[int, ...]]) -> int:
+        """Place digits that fit only one cell of a unit; -1 on contradiction.
+
+        Units found complete are removed from ``units`` so deeper nodes skip them.
+        """
+        full = self.t.full
+        assign = self.assign
+        placed = 0
+        done = []
+        for k, unit in enumerate(units):
+            once = twice = solved = 0
+            for i in unit:
+                m = cand[i]
+                if m & (m - 1):
+                    twice |= once & m
+                    once |= m
+                else:
+                    solved |= m
+            if not once:
+                done.append(k)
+                continue
+            if (once | solved) != full:
+                return -1
+            hidden = once & ~twice & ~solved
+            while hidden:
+                bit = hidden & -hidden
+                hidden ^= bit
+                for i in unit:
+                    if cand[i] & bit:
+                        if cand[i] != bit:
+                            if not assign(cand, i, bit):
+                                return -1
+                            placed += 1
+                        break
+        for k in reversed(done):
+            del units[k]
+        return placed
+
+    def run(self, cand: list[int], units: list[tuple[int, ...]]) -> None:
+        self.nodes += 1
+        if self.nodes % self.CHECK_EVERY == 1:
+            if self.deadline is not None and time.perf_counter() > self.deadline:
+                raise _Timeout
+            if self.cancel is not None and self.cancel():
+                raise _Timeout
+        if self.hidden_singles(cand, units) < 0:
+            return
+        best = -1
+        best_count = 99
+        for i, m in enumerate(cand):
+            if m & (m - 1):
+                c = m.bit_count()
+                if c < best_count:
+                    best, best_count = i, c
+                    if c == 2:
+                        break
+        if best < 0:
+            self.solutions.append(cand)
+            return
+        m = cand[best]
+        while m:
+            bit = m & -m
+            m ^= bit
+            child = cand.copy()
+            if self.assign(child, best, bit):
+                self.run(child, units.copy())
+                if len(self.solutions) >= self.limit:
+                    return
+
+
+def _initial(board: Board) -> list[int] | None:
+    t = _tables(board.n)
+    cand = [t.full] * t.ncells
+    s = _Search(board.n, None, 1)
+    for i, v in enumerate(board.cells):
+        if v:
+            bit = 1 << (v - 1)
+            if not cand[i] & bit or not s.assign(cand, i, bit):
+                return None
+    return cand
+
+
+def _to_text(cand: list[int], t: _Tables) -> str:
+    bv = t.bit_value
+    return "".join(SYMBOLS[bv[m] - 1] for m in cand)
+
+
+def _search(
+    board: Board, timeout: float | None, limit: int, cancel: Callable[[], bool] | None = None
+) -> tuple[_Search, bool, float]:
+    start = time.perf_counter()
+    deadline = None if timeout is None else start + timeout
+    search = _Search(board.n, deadline, limit, cancel)
+    cand = _initial(board)
+    timed_out = False
+    if cand is not None:
+        try:
+            search.run(cand, list(search.t.units))
+        except _Timeout:
+            timed_out = True
+    return search, timed_out, time.perf_counter() - start
+
+
+def solve(
+    board: Board, timeout: float | None = None, cancel: Callable[[], bool] | None = None
+) -> SolveResult:
+    """Solve under a deadline (seconds). Conflicting givens give ``invalid``.
+
+    ``cancel`` is polled with the deadline so a superseded search stops early;
+    a cancelled search reports ``timeout``.
+    """
+    conflicts = validate(board)
+    if conflicts:
+        return SolveResult("invalid", conflicts=tuple(conflicts))
+    search, timed_out, secs = _search(board, timeout, 1, cancel)
+    if search.solutions:
+        return SolveResult("solved", _to_text(search.solutions[0], search.t), search.nodes, secs)
+    if timed_out:
+        return SolveResult("timeout", None, search.nodes, secs)
+    return SolveResult("no_solution", None, search.nodes, secs)
+
+
+def count_solutions(board: Board, limit: int = 2, timeout: float | None = None) -> CountResult:
+    """Count solutions up to ``limit``: 2 tells 'unique' from 'several'."""
+    if validate(board):
+        return CountResult(0, limit, True)
+    search, timed_out, _ = _search(board, timeout, limit)
+    first = _to_text(search.solutions[0], search.t) if search.solutions else None
+    return CountResult(len(search.solutions), limit, not timed_out, first)
+
+
+def solve_text(text: str, timeout: float | None = None) -> SolveResult:
+    """Parse one puzzle and solve it: the one-call entry for scripts."""
+    return solve(parse_puzzle(text), timeout)

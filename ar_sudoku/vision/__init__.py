@@ -1,0 +1,1 @@
+"""Pure image functions: find the grid, cut cells, read digits, track corners."""

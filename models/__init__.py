@@ -1,0 +1,1 @@
+"""Shipped model files (ONNX + metadata); loaded with importlib.resources."""

@@ -1,0 +1,27 @@
+"""Shared fixtures: where the shared data lives, and classic puzzles with known answers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "data"
+PHOTOS = SHARED / "sudoku-photos"
+PUZZLES = SHARED / "puzzles"
+
+# Wikipedia's example puzzle and its solution
+EASY = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
+EASY_SOLUTION = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"
+# Arto Inkala's "world's hardest sudoku" (2012)
+HARDEST = "8..........36......7..9.2...5...7.......457.....1...3...1....68..85...1..9....4.."
+HARDEST_SOLUTION = "812753649943682175675491283154237896369845721287169534521974368438526917796318452"
+
+
+def need(path: Path) -> Path:
+    if not path.exists():
+        pytest.skip(f"shared data not found: {path}")
+    return path
+# Norvig's "impossible" puzzle: no solution, and proving it takes minutes of search
+PATHOLOGICAL = ".....5.8....6.1.43..........1.5........1.6...3.......553.....61........4........."

@@ -1,0 +1,86 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import cv2
+import numpy as np
+
+from ar_sudoku.cli import main
+from tests.conftest import EASY, EASY_SOLUTION, PATHOLOGICAL, ROOT
+
+
+def test_solve_one_puzzle(capsys):
+    assert main(["solve", EASY]) == 0
+    assert capsys.readouterr().out.strip() == EASY_SOLUTION
+
+
+def test_solve_pretty_and_count(capsys):
+    assert main(["solve", EASY, "--pretty"]) == 0
+    out = capsys.readouterr().out
+    assert "| 5 3 4 | 6 7 8 | 9 1 2 |" in out
+    assert main(["solve", "." * 81, "--count"]) == 0
+    assert capsys.readouterr().out.strip() == "2+"
+
+
+def test_solve_file_and_stdin(tmp_path):
+    f = tmp_path / "p.txt"
+    f.write_text(f"{EASY}\n{EASY.replace('.', '0')}\n")
+    r = subprocess.run([sys.executable, "-m", "ar_sudoku", "solve", str(f)], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.split() == [EASY_SOLUTION] * 2
+    r = subprocess.run([sys.executable, "-m", "ar_sudoku", "solve", "-"], input=EASY, capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.strip() == EASY_SOLUTION
+
+
+def test_exit_codes_and_messages(tmp_path, capsys):
+    f = tmp_path / "p.txt"
+    f.write_text(f"{EASY}\n{'12345678.' + '........9' + '.' * 63}\n")
+    assert main(["solve", str(f)]) == 1
+    err = capsys.readouterr().err
+    assert "puzzle 2 (line 2): no solution" in err
+    assert main(["solve", PATHOLOGICAL, "--timeout", "0.1"]) == 1
+    assert "timed out" in capsys.readouterr().err
+    assert main(["solve", "55" + EASY[2:]]) == 1
+    assert "r1c1 and r1c2 are both 5 in row 1" in capsys.readouterr().err
+    assert main(["solve", "nonexistent.txt"]) == 2
+    assert "no such file" in capsys.readouterr().err
+    assert main(["solve", EASY[:-1] + "z"]) == 2
+    assert "column 81" in capsys.readouterr().err
+    assert main(["solve", str(tmp_path)]) == 2
+
+
+def test_png_has_blue_solved_digits(tmp_path):
+    out = tmp_path / "solved.png"
+    assert main(["solve", EASY, "--png", str(out)]) == 0
+    img = cv2.imread(str(out))
+    assert img is not None and img.shape[0] == img.shape[1]
+    blue = (img[:, :, 0] > 150) & (img[:, :, 2] < 80)
+    # r1c3 is blank in EASY: its cell (margin 20, cell 60) must hold blue ink, r1c1 (a given) none
+    assert blue[20:80, 140:200].sum() > 20
+    assert blue[20:80, 20:80].sum() == 0
+    assert main(["solve", EASY, "--png", str(tmp_path / "nodir" / "x.png")]) == 2
+
+
+def test_generate_prints_and_makes_sheets(tmp_path, capsys):
+    assert main(["generate", "--difficulty", "hard", "--count", "2", "--seed", "5",
+                 "--sheet", str(tmp_path / "s.png")]) == 0
+    lines = capsys.readouterr().out.split()
+    assert len(lines) == 2 and all(len(x) == 81 for x in lines)
+    img = cv2.imread(str(tmp_path / "s.png"), cv2.IMREAD_GRAYSCALE)
+    assert img is not None and np.mean(img < 128) > 0.01
+    assert main(["generate", "--seed", "5", "--sheet", str(tmp_path / "s.svg")]) == 0
+    assert (tmp_path / "s.svg").read_text().startswith("<svg")
+    assert main(["generate", "--count", "0"]) == 2
+
+
+def test_bundled_sample_solves():
+    assert main(["solve", str(ROOT / "samples" / "puzzles.txt")]) == 0
+
+
+def test_help_has_examples(capsys):
+    for cmd in ("solve", "generate"):
+        try:
+            main([cmd, "--help"])
+        except SystemExit as exc:
+            assert exc.code == 0
+        assert "examples:" in capsys.readouterr().out
