@@ -219,6 +219,8 @@ _REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = []
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    import ar_sudoku.photo_cli  # noqa: F401  (registers its subcommand)
+
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:

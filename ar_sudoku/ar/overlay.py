@@ -1,0 +1,69 @@
+"""Draw solved digits onto a picture, in the grid's own perspective.
+
+The digits are drawn once in a flat, square image of the grid (one cell =
+``cell`` pixels) and reprojected onto the frame with ``cv2.findHomography`` +
+``cv2.warpPerspective``, then blended with ``cv2.addWeighted``. Only the
+bounding box of the grid is warped and blended, so the cost does not grow
+with the frame size. The flat layer is cached per (givens, solution), so a
+tracked board redraws cheaply every frame.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from ar_sudoku.render import put_centered
+
+
+@dataclass
+class OverlayRenderer:
+    """Configured once, applied per frame: ``frame = renderer.draw(frame, corners, givens, solution)``."""
+
+    color: tuple[int, int, int] = (40, 170, 0)  # BGR, a clear green-teal
+    alpha: float = 0.9
+    cell: int = 48
+    digit_height: float = 0.5  # of a cell
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    def flat_layer(self, givens: str, solution: str) -> tuple[np.ndarray, np.ndarray]:
+        """The digits to add (BGR) and their mask, in the flat grid plane."""
+        key = (givens, solution)
+        if key not in self._cache:
+            side = 9 * self.cell
+            layer = np.zeros((side, side, 3), np.uint8)
+            for i, (g, s) in enumerate(zip(givens, solution)):
+                if g in ".0" and s not in ".0":
+                    r, c = divmod(i, 9)
+                    put_centered(layer, s, ((c + 0.5) * self.cell, (r + 0.5) * self.cell),
+                                 self.cell * self.digit_height, self.color, max(2, self.cell // 16))
+            mask = cv2.cvtColor(layer, cv2.COLOR_BGR2GRAY)
+            self._cache.clear()
+            self._cache[key] = (layer, mask)
+        return self._cache[key]
+
+    def draw(self, frame: np.ndarray, corners: np.ndarray, givens: str, solution: str) -> np.ndarray:
+        """Blend the solved digits into ``frame`` in place (and return it)."""
+        layer, mask = self.flat_layer(givens, solution)
+        side = 9 * self.cell
+        src = np.array([[0, 0], [side, 0], [side, side], [0, side]], np.float32)
+        dst = np.asarray(corners, np.float32).reshape(4, 2)
+        h, w = frame.shape[:2]
+        x0, y0 = np.floor(dst.min(axis=0)).astype(int)
+        x1, y1 = np.ceil(dst.max(axis=0)).astype(int)
+        x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1 + 1), min(h, y1 + 1)
+        if x1 <= x0 or y1 <= y0:
+            return frame
+        hmat, _ = cv2.findHomography(src, dst - np.float32([x0, y0]))
+        if hmat is None:
+            return frame
+        size = (x1 - x0, y1 - y0)
+        warped = cv2.warpPerspective(layer, hmat, size, flags=cv2.INTER_LINEAR)
+        wmask = cv2.warpPerspective(mask, hmat, size, flags=cv2.INTER_LINEAR)
+        roi = frame[y0:y1, x0:x1]
+        blended = cv2.addWeighted(roi, 1.0 - self.alpha, warped, self.alpha, 0.0)
+        sel = wmask > 40
+        roi[sel] = blended[sel]
+        return frame

@@ -1,0 +1,146 @@
+"""Cut the 81 cells out of a found grid and turn each into a model input or 'empty'.
+
+The grid is warped to a square of ``CELL`` pixels a cell. Ink is measured
+against the grid's own contrast (paper level minus ink level), so a faint
+photo and a crisp scan look alike to what follows. A cell holds a digit when a
+blob of ink of digit height sits near its centre after grid-line remnants are
+stripped; that blob is cropped, scaled to fit ``FIT`` pixels and centred in an
+``INPUT`` x ``INPUT`` patch, as the model was trained.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+CELL = 32  # pixels per cell in the warped grid
+INPUT = 28  # model input side
+FIT = 20  # the digit's longer side in the input
+INK = 0.38  # ink threshold on the contrast-normalised cell
+
+
+@dataclass(frozen=True)
+class CellCuts:
+    """The 81 model inputs (zeros where empty) and which cells hold ink."""
+
+    patches: np.ndarray  # (81, INPUT, INPUT) float32 in [0, 1], ink bright
+    has_ink: np.ndarray  # (81,) bool
+    ink_score: np.ndarray  # (81,) float, how sure the cell is not empty (0..1)
+
+
+def warp_grid(gray: np.ndarray, corners: np.ndarray, cell: int = CELL, n: int = 9) -> np.ndarray:
+    """The grid seen square-on, ``cell`` pixels a cell."""
+    side = cell * n
+    dst = np.array([[0, 0], [side, 0], [side, side], [0, side]], np.float32)
+    m = cv2.getPerspectiveTransform(np.asarray(corners, np.float32), dst)
+    return cv2.warpPerspective(gray, m, (side, side), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+
+
+def normalise(warped: np.ndarray, cell: int = CELL) -> np.ndarray:
+    """Ink as a fraction of the grid's contrast: 0 = paper, 1 = typical ink.
+
+    The paper level is taken per cell neighbourhood (a large median blur),
+    which flattens shadows that cross the grid.
+    """
+    g = warped.astype(np.float32)
+    k = cell | 1
+    ksize = min(k * 2 + 1, 255)
+    # pad by reflection: medianBlur's own replication of the thick outer border darkens the corners
+    pad = ksize // 2
+    padded = cv2.copyMakeBorder(warped, pad, pad, pad, pad, cv2.BORDER_REFLECT_101)
+    paper = cv2.medianBlur(padded, ksize)[pad:-pad, pad:-pad].astype(np.float32)
+    diff = paper - g
+    # the ink level of digits, from cell interiors only (grid lines are often darker)
+    inner = np.zeros(cell, bool)
+    inner[cell // 5 : cell - cell // 5] = True
+    rows = np.tile(inner, diff.shape[0] // cell + 1)[: diff.shape[0]]
+    cols = np.tile(inner, diff.shape[1] // cell + 1)[: diff.shape[1]]
+    interior = diff[np.ix_(rows, cols)]
+    ink = float(np.percentile(interior, 99.3))
+    return np.clip(diff / max(ink, 12.0), 0.0, 1.5)
+
+
+def _strip_lines(mask: np.ndarray) -> np.ndarray:
+    """Clear rows/columns near the border that are mostly ink: grid-line remnants."""
+    h, w = mask.shape
+    band = max(2, h // 5)
+    out = mask.copy()
+    for r in list(range(band)) + list(range(h - band, h)):
+        if out[r].mean() > 0.3:
+            out[r] = 0
+    for c in list(range(band)) + list(range(w - band, w)):
+        if out[:, c].mean() > 0.3:
+            out[:, c] = 0
+    return out
+
+
+def digit_patch(norm_cell: np.ndarray) -> tuple[np.ndarray | None, float]:
+    """The centred digit from one normalised cell, or None if the cell is empty.
+
+    Also returns an ink score in [0, 1] (how clearly a digit-sized blob is there).
+    """
+    s = norm_cell.shape[0]
+    mask = (norm_cell > INK).astype(np.uint8)
+    mask = _strip_lines(mask)
+    num, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    best = -1
+    best_key = 0.0
+    c0 = s / 2
+    for k in range(1, num):
+        x, y, w, h, area = stats[k]
+        if h < 0.28 * s or h > 0.95 * s or w > 0.9 * s or area < 0.012 * s * s:
+            continue
+        cx, cy = x + w / 2, y + h / 2
+        if abs(cx - c0) > 0.3 * s or abs(cy - c0) > 0.3 * s:
+            continue
+        edge = 0.28 * s  # wholly inside a border band: a piece of grid line
+        if x + w <= edge or y + h <= edge or x >= s - edge or y >= s - edge:
+            continue
+        # a component glued to the edge is a line remnant unless it is digit-shaped
+        touches = x == 0 or y == 0 or x + w == s or y + h == s
+        if touches and (w > 0.8 * s or h > 0.8 * s or h > 6 * w or w > 3 * h):
+            continue
+        key = area * (1.0 - (abs(cx - c0) + abs(cy - c0)) / s)
+        if key > best_key:
+            best, best_key = k, key
+    if best < 0:
+        return None, 0.0
+    x, y, w, h, _ = stats[best]
+    # gather pieces of a broken digit that lie within its column band
+    for k in range(1, num):
+        if k == best:
+            continue
+        kx, ky, kw, kh, ka = stats[k]
+        if ka >= 4 and kx >= x - 2 and kx + kw <= x + w + 2 and ky > 1 and ky + kh < s - 1:
+            nx0, ny0 = min(x, kx), min(y, ky)
+            nx1, ny1 = max(x + w, kx + kw), max(y + h, ky + kh)
+            if ny1 - ny0 <= 0.95 * s:
+                x, y, w, h = nx0, ny0, nx1 - nx0, ny1 - ny0
+    crop = norm_cell[y : y + h, x : x + w] * (labels[y : y + h, x : x + w] > 0)
+    scale = FIT / max(w, h)
+    nw, nh = max(1, round(w * scale)), max(1, round(h * scale))
+    small = cv2.resize(crop, (nw, nh), interpolation=cv2.INTER_AREA)
+    patch = np.zeros((INPUT, INPUT), np.float32)
+    ox, oy = (INPUT - nw) // 2, (INPUT - nh) // 2
+    patch[oy : oy + nh, ox : ox + nw] = small
+    ink = float(min(1.0, h / (0.45 * s)))
+    return np.clip(patch, 0.0, 1.0), ink
+
+
+def cut_cells(warped: np.ndarray, cell: int = CELL) -> CellCuts:
+    """All 81 cells of a warped grid: model inputs and the empty/ink decision."""
+    norm = normalise(warped, cell)
+    patches = np.zeros((81, INPUT, INPUT), np.float32)
+    has = np.zeros(81, bool)
+    score = np.zeros(81, np.float32)
+    for i in range(81):
+        r, c = divmod(i, 9)
+        sub = norm[r * cell : (r + 1) * cell, c * cell : (c + 1) * cell]
+        p, ink = digit_patch(sub)
+        if p is not None:
+            patches[i] = p
+            has[i] = True
+            score[i] = ink
+    return CellCuts(patches, has, score)

@@ -1,0 +1,81 @@
+"""Read digits with the shipped ONNX model: one batched call per grid.
+
+The model (``models/digits.onnx``, trained by ``scripts/train_digits.py``)
+takes the ink-normalised patches that :mod:`ar_sudoku.vision.cells` makes and
+returns logits for "not a digit" and 1-9. Cells the cutter found empty are not
+sent; they read as empty with full confidence.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from ar_sudoku.vision.cells import CellCuts
+
+MODEL_NAME = "digits.onnx"
+
+
+class ModelError(RuntimeError):
+    """The model file is missing or unusable."""
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What the model saw in 81 cells: digits (0 = empty), confidences and full probabilities."""
+
+    digits: np.ndarray  # (81,) int
+    confidence: np.ndarray  # (81,) float in [0, 1]
+    probs: np.ndarray  # (81, 10): P(empty), P(1)..P(9)
+
+    @property
+    def givens(self) -> str:
+        return "".join(str(d) if d else "." for d in self.digits)
+
+
+def default_model_path() -> Path:
+    return Path(str(resources.files("ar_sudoku.models").joinpath(MODEL_NAME)))
+
+
+class DigitReader:
+    """An onnxruntime session, loaded once and reused for every grid."""
+
+    def __init__(self, model_path: str | Path | None = None, threads: int = 1):
+        import onnxruntime as ort
+
+        path = Path(model_path) if model_path else default_model_path()
+        if not path.is_file():
+            raise ModelError(f"digit model not found at {path}; run scripts/train_digits.py or reinstall")
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads  # tiny model: more threads only add overhead
+        opts.inter_op_num_threads = 1
+        opts.log_severity_level = 3
+        try:
+            self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime raises its own types for a bad file
+            raise ModelError(f"cannot load the digit model {path}: {exc}") from exc
+        self.input_name = self.session.get_inputs()[0].name
+        meta_path = path.with_suffix(".json")
+        self.meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+
+    def probabilities(self, patches: np.ndarray) -> np.ndarray:
+        """Softmax over the 10 classes for a batch of (n, 28, 28) patches."""
+        if len(patches) == 0:
+            return np.zeros((0, 10), np.float32)
+        x = patches.astype(np.float32, copy=False)[:, None, :, :]
+        logits = self.session.run(None, {self.input_name: x})[0]
+        e = np.exp(logits - logits.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    def read(self, cuts: CellCuts) -> Reading:
+        probs = np.zeros((81, 10), np.float32)
+        probs[:, 0] = 1.0
+        idx = np.flatnonzero(cuts.has_ink)
+        if len(idx):
+            probs[idx] = self.probabilities(cuts.patches[idx])
+        digits = probs.argmax(axis=1)
+        return Reading(digits, probs.max(axis=1), probs)

@@ -1,0 +1,177 @@
+"""Find the puzzle's grid in a picture: the four outer corners, in order.
+
+Strategy: binarise with an adaptive threshold (robust to shadows), take the
+largest outer contours as candidates, reduce each to a convex quadrilateral,
+and keep the one whose inside shows the 9x9 line structure (a big contour that
+is a photo, an ad or a second puzzle's edge fails that test). Corners are then
+refined by fitting a straight line to each side of the contour and intersecting
+neighbours, which is steadier than the polygon's vertices on rounded or
+slightly curved paper.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import imutils
+import numpy as np
+
+WORK_SIZE = 640  # long side of the image the search runs on
+PROBE = 20  # pixels per cell in the structure test
+
+
+@dataclass(frozen=True)
+class GridQuad:
+    """Corners TL, TR, BR, BL (float32, 4x2) in the input image's pixels, and the structure score."""
+
+    corners: np.ndarray
+    score: float
+
+    def as_list(self) -> list[list[float]]:
+        return [[round(float(x), 1), round(float(y), 1)] for x, y in self.corners]
+
+
+def to_gray(image: np.ndarray) -> np.ndarray:
+    if image.ndim == 2:
+        return image
+    if image.shape[2] == 4:
+        return cv2.cvtColor(image, cv2.COLOR_BGRA2GRAY)
+    return cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+
+
+def order_corners(pts: np.ndarray) -> np.ndarray:
+    """Clockwise from the corner nearest the image's top-left (TL, TR, BR, BL)."""
+    pts = np.asarray(pts, np.float32).reshape(4, 2)
+    c = pts.mean(axis=0)
+    ang = np.arctan2(pts[:, 1] - c[1], pts[:, 0] - c[0])
+    pts = pts[np.argsort(ang)]  # clockwise on screen (y points down)
+    start = int(np.argmin(pts.sum(axis=1)))
+    return np.roll(pts, -start, axis=0)
+
+
+def binarize(gray: np.ndarray, c: float = 7) -> np.ndarray:
+    """Ink as white on black; the block size follows the image size."""
+    block = max(11, (min(gray.shape[:2]) // 30) | 1)
+    blur = cv2.GaussianBlur(gray, (5, 5), 0)
+    return cv2.adaptiveThreshold(blur, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, c)
+
+
+def long_lines(binary: np.ndarray) -> np.ndarray:
+    """Only the long horizontal and vertical strokes: cuts a grid loose from text that touches it."""
+    k = max(10, min(binary.shape[:2]) // 25)
+    horiz = cv2.morphologyEx(binary, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (k, 1)))
+    vert = cv2.morphologyEx(binary, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (1, k)))
+    return cv2.dilate(horiz | vert, np.ones((3, 3), np.uint8))
+
+
+def _quad_from_contour(contour: np.ndarray) -> np.ndarray | None:
+    hull = cv2.convexHull(contour)
+    peri = cv2.arcLength(hull, True)
+    for eps in (0.02, 0.03, 0.05, 0.08):
+        approx = cv2.approxPolyDP(hull, eps * peri, True)
+        if len(approx) == 4 and cv2.isContourConvex(approx):
+            return order_corners(approx.reshape(4, 2))
+    pts = hull.reshape(-1, 2).astype(np.float32)
+    s, d = pts.sum(axis=1), pts[:, 0] - pts[:, 1]
+    quad = np.array([pts[s.argmin()], pts[d.argmax()], pts[s.argmax()], pts[d.argmin()]], np.float32)
+    if len({tuple(p) for p in quad.tolist()}) < 4:
+        return None
+    return order_corners(quad)
+
+
+def _line_intersection(l1: np.ndarray, l2: np.ndarray) -> np.ndarray | None:
+    (vx1, vy1, x1, y1), (vx2, vy2, x2, y2) = l1, l2
+    a = np.array([[vx1, -vx2], [vy1, -vy2]], np.float64)
+    if abs(np.linalg.det(a)) < 1e-6:
+        return None
+    t = np.linalg.solve(a, np.array([x2 - x1, y2 - y1], np.float64))
+    return np.array([x1 + t[0] * vx1, y1 + t[0] * vy1], np.float32)
+
+
+def refine_corners(contour: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """Fit a line to the contour points along each side and intersect the sides."""
+    pts = contour.reshape(-1, 2).astype(np.float32)
+    lines = []
+    for k in range(4):
+        a, b = quad[k], quad[(k + 1) % 4]
+        ab = b - a
+        length = float(np.hypot(*ab))
+        if length < 1:
+            return quad
+        t = ((pts - a) @ ab) / (length * length)
+        dist = np.abs((pts[:, 0] - a[0]) * ab[1] - (pts[:, 1] - a[1]) * ab[0]) / length
+        sel = pts[(t > 0.1) & (t < 0.9) & (dist < max(3.0, 0.02 * length))]
+        if len(sel) < 5:
+            return quad
+        lines.append(cv2.fitLine(sel, cv2.DIST_HUBER, 0, 0.01, 0.01).reshape(4))
+    out = []
+    for k in range(4):
+        p = _line_intersection(lines[k - 1], lines[k])
+        if p is None or np.hypot(*(p - quad[k])) > 0.08 * cv2.arcLength(quad.reshape(-1, 1, 2), True) / 4:
+            return quad
+        out.append(p)
+    return np.array(out, np.float32)
+
+
+def structure_score(binary: np.ndarray, quad: np.ndarray) -> float:
+    """How much the inside looks like a 9x9 grid: ink on the 10+10 line positions vs between."""
+    side = 9 * PROBE
+    dst = np.array([[0, 0], [side - 1, 0], [side - 1, side - 1], [0, side - 1]], np.float32)
+    m = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
+    warped = cv2.warpPerspective(binary, m, (side, side), flags=cv2.INTER_NEAREST) > 0
+    scores = []
+    for profile in (warped.mean(axis=0), warped.mean(axis=1)):
+        on = [profile[max(0, k * PROBE - 2) : k * PROBE + 3].max() for k in range(1, 9)]
+        off = [np.median(profile[k * PROBE + 5 : (k + 1) * PROBE - 4]) for k in range(9)]
+        scores.append(float(np.median(on) - np.median(off)))
+    return min(scores)
+
+
+def _best_quad(mask: np.ndarray, probe: np.ndarray, min_score: float, area_min: float) -> GridQuad | None:
+    # a border of background lets a grid that touches the frame edge still close its contour
+    pad = 4
+    padded = cv2.copyMakeBorder(mask, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
+    contours = imutils.grab_contours(cv2.findContours(padded, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE))
+    contours = sorted(contours, key=cv2.contourArea, reverse=True)[:6]
+    best: GridQuad | None = None
+    for contour in contours:
+        if cv2.contourArea(contour) < area_min:
+            break
+        contour = contour - pad
+        quad = _quad_from_contour(contour)
+        if quad is None or cv2.contourArea(quad) < area_min:
+            continue
+        sides = [np.hypot(*(quad[k] - quad[(k + 1) % 4])) for k in range(4)]
+        if min(sides) < 0.35 * max(sides):
+            continue
+        quad = refine_corners(contour, quad)
+        score = structure_score(probe, quad)
+        if score >= min_score and (best is None or score > best.score + 0.1):
+            best = GridQuad(quad, score)
+    return best
+
+
+def find_grid(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.02) -> GridQuad | None:
+    """The puzzle's grid in ``image`` (BGR or gray), or None when there is none.
+
+    Three passes, cheapest first: the plain binary image; long lines only (a
+    grid touching text or a second puzzle); a gentler threshold (faint print).
+    """
+    gray = to_gray(image)
+    h, w = gray.shape[:2]
+    scale = min(1.0, WORK_SIZE / max(h, w))
+    small = cv2.resize(gray, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA) if scale < 1 else gray
+    area_min = min_area * small.shape[0] * small.shape[1]
+    binary = binarize(small)
+    found = _best_quad(binary, binary, min_score, area_min)
+    if found is None:
+        found = _best_quad(long_lines(binary), binary, min_score, area_min)
+    if found is None:
+        faint = binarize(small, 3)
+        found = _best_quad(faint, faint, min_score, area_min) or _best_quad(
+            long_lines(faint), faint, min_score, area_min
+        )
+    if found is None:
+        return None
+    return GridQuad(found.corners / scale, found.score)
