@@ -219,13 +219,15 @@ _REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = []
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    import ar_sudoku.photo_cli  # noqa: F401  (registers its subcommand)
+    import ar_sudoku.calib_cli  # noqa: F401  (these register their subcommands)
+    import ar_sudoku.live_cli  # noqa: F401
+    import ar_sudoku.photo_cli  # noqa: F401
 
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version"):
+        argv = ["live", *argv]  # `ar-sudoku` alone opens the webcam
     args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help()
-        return EXIT_OK
     try:
         return int(args.func(args))
     except CliError as exc:

@@ -264,7 +264,7 @@ def train(xs: np.ndarray, ys: np.ndarray, epochs: int, seed: int):
             loss.backward()
             opt.step()
             sched.step()
-            total += float(loss) * len(idx)
+            total += loss.item() * len(idx)
             correct += int((out.argmax(1) == yb).sum())
         print(f"epoch {ep + 1}/{epochs}: loss {total / len(xs):.4f}, train acc {correct / len(xs):.4f}, "
               f"{time.time() - t0:.0f} s", flush=True)

@@ -67,3 +67,20 @@ class OverlayRenderer:
         sel = wmask > 40
         roi[sel] = blended[sel]
         return frame
+
+
+def draw_status(frame: np.ndarray, lines: list[str], color: tuple[int, int, int] = (255, 255, 255)) -> np.ndarray:
+    """A small translucent box of status lines in the top-left corner (in place)."""
+    if not lines:
+        return frame
+    scale = max(0.45, frame.shape[0] / 1400)
+    th = 1
+    sizes = [cv2.getTextSize(t, cv2.FONT_HERSHEY_SIMPLEX, scale, th)[0] for t in lines]
+    lh = max(s[1] for s in sizes) + 8
+    w = max(s[0] for s in sizes) + 16
+    h = lh * len(lines) + 8
+    roi = frame[0 : min(h, frame.shape[0]), 0 : min(w, frame.shape[1])]
+    cv2.addWeighted(roi, 0.45, np.zeros_like(roi), 0.55, 0, dst=roi)
+    for k, t in enumerate(lines):
+        cv2.putText(frame, t, (8, 4 + lh * (k + 1) - 4), cv2.FONT_HERSHEY_SIMPLEX, scale, color, th, cv2.LINE_AA)
+    return frame

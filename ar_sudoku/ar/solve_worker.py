@@ -15,8 +15,11 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
 from ar_sudoku.solver import Board, SolveResult, parse_line, solve
+
+Job = Callable[[Callable[[], bool]], Any]  # gets a cancel() poll, returns the result
 
 SWITCH_INTERVAL = 0.0005  # seconds; CPython's default is 0.005
 
@@ -27,9 +30,10 @@ class SolveHandle:
 
     givens: str
     timeout: float
+    job: Job | None = field(default=None, repr=False)
     submitted: float = field(default_factory=time.perf_counter)
     _event: threading.Event = field(default_factory=threading.Event, repr=False)
-    _result: SolveResult | None = None
+    _result: Any = None
     _superseded: bool = False
     _cancel: threading.Event = field(default_factory=threading.Event, repr=False)
 
@@ -40,11 +44,11 @@ class SolveHandle:
     def superseded(self) -> bool:
         return self._superseded
 
-    def result(self) -> SolveResult | None:
+    def result(self) -> Any:
         """The result if finished, else ``None``; never blocks."""
         return self._result if self._event.is_set() else None
 
-    def wait(self, timeout: float | None = None) -> SolveResult | None:
+    def wait(self, timeout: float | None = None) -> Any:
         """Block until done (for scripts and tests, never the frame loop)."""
         self._event.wait(timeout)
         return self.result()
@@ -55,10 +59,9 @@ class SolveHandle:
             return "pending"
         if self._superseded:
             return "superseded"
-        assert self._result is not None
-        return self._result.status
+        return getattr(self._result, "status", "done")
 
-    def _finish(self, result: SolveResult | None, superseded: bool = False) -> None:
+    def _finish(self, result: Any, superseded: bool = False) -> None:
         self._result = result
         self._superseded = superseded
         self._event.set()
@@ -80,7 +83,11 @@ class SolveWorker:
     def submit(self, givens: str | Board, timeout: float = 2.0) -> SolveHandle:
         """Queue a reading (81 chars or a Board); returns a handle immediately."""
         text = givens.to_string() if isinstance(givens, Board) else givens
-        handle = SolveHandle(text, timeout)
+        return self.submit_job(text, timeout, None)
+
+    def submit_job(self, givens: str, timeout: float, job: Job | None) -> SolveHandle:
+        """Queue any solving job (e.g. a reading to check with the rules); newest wins."""
+        handle = SolveHandle(givens, timeout, job)
         with self._cond:
             if self._stop:
                 raise RuntimeError("the solve worker is closed")
@@ -103,8 +110,10 @@ class SolveWorker:
                 self._running = handle
             assert handle is not None
             try:
-                board = parse_line(handle.givens)
-                result = solve(board, handle.timeout, handle._cancel.is_set)
+                if handle.job is not None:
+                    result = handle.job(handle._cancel.is_set)
+                else:
+                    result = solve(parse_line(handle.givens), handle.timeout, handle._cancel.is_set)
             except ValueError:  # a malformed reading is simply not solvable
                 result = SolveResult("invalid")
             with self._cond:

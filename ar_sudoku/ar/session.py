@@ -1,0 +1,262 @@
+"""The per-frame state machine of the live loop: ``ARSession.step(frame) -> FrameResult``.
+
+Most frames take the short path: the board is tracked, its givens are known,
+its solution is cached, and only the overlay is drawn. The long path (detect,
+read over a few frames and vote, hand the reading to the solve worker) runs
+when a board appears or tracking is lost. A periodic re-read of the tracked
+board notices a different puzzle; drawing stops at the first sign of one, so a
+solution is never drawn on a puzzle it does not belong to. The session owns no
+windows or files: the caller draws the result where it wants.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ar_sudoku.ar.overlay import OverlayRenderer
+from ar_sudoku.ar.solve_worker import SolveHandle, SolveWorker
+from ar_sudoku.reading import BoardResult, check_reading, read_grid, read_oriented
+from ar_sudoku.vision.digits import DigitReader, Reading
+from ar_sudoku.vision.grid import find_grid, to_gray
+from ar_sudoku.vision.tracker import GridTracker
+
+
+@dataclass(frozen=True)
+class FrameResult:
+    """What one frame showed: feeds the overlay, the status display and the JSONL log alike."""
+
+    frame: int
+    status: str  # searching | reading | solving | solved | no_solution
+    corners: np.ndarray | None
+    givens: str | None
+    solution: str | None  # the solution drawn on this frame, or None
+    t_ms: float
+    timings: dict[str, float] = field(default_factory=dict)
+    message: str = ""
+
+    def to_json(self) -> dict:
+        return {
+            "frame": self.frame,
+            "t_ms": round(self.t_ms, 2),
+            "corners": None if self.corners is None else [[round(float(x), 1), round(float(y), 1)]
+                                                          for x, y in self.corners],
+            "givens": self.givens,
+            "solution": self.solution,
+            "status": self.status,
+        }
+
+
+@dataclass
+class SessionConfig:
+    votes: int = 3  # readings summed before solving
+    recheck_every: int = 6  # frames between re-reads of a solved board
+    redetect_every: int = 10  # frames between re-detections while tracking
+    mismatch_new: int = 5  # confident cells that disagree: a different puzzle
+    solve_timeout: float = 1.5
+    retry_after: int = 15  # frames before re-reading a board that had no solution
+
+
+def _align(corners: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """Roll a detected quad so its corners match the tracked (puzzle-ordered) ones."""
+    best = min(range(4), key=lambda k: float(np.linalg.norm(np.roll(corners, -k, axis=0) - reference)))
+    return np.roll(corners, -best, axis=0)
+
+
+class ARSession:
+    """Stateful tracking and caching on the caller's thread; solving on the worker."""
+
+    def __init__(self, reader: DigitReader, worker: SolveWorker | None = None,
+                 config: SessionConfig | None = None, overlay: OverlayRenderer | None = None):
+        self.reader = reader
+        self.worker = worker or SolveWorker()
+        self._own_worker = worker is None
+        self.cfg = config or SessionConfig()
+        self.overlay = overlay or OverlayRenderer()
+        self.tracker = GridTracker()
+        self.frame_index = -1
+        self.overrides: dict[int, int] = {}
+        self.cache: OrderedDict[str, BoardResult] = OrderedDict()  # givens -> checked result
+        self._reset_board()
+
+    # ------------------------------------------------------------------ state
+
+    def _reset_board(self) -> None:
+        self.votes: list[Reading] = []
+        self.givens: str | None = None
+        self.result: BoardResult | None = None
+        self.handle: SolveHandle | None = None
+        self.oriented = False
+        self.since_read = 0
+        self.suspect = 0
+        self.retry_in = 0
+
+    @property
+    def state(self) -> str:
+        if not self.tracker.active:
+            return "searching"
+        if self.result is not None:
+            return "solved" if self.result.status == "solved" else "no_solution"
+        if self.handle is not None:
+            return "solving"
+        return "reading"
+
+    def set_override(self, cell: int, digit: int) -> None:
+        """A user's correction of a misread cell (0 clears); the board is solved again."""
+        self.overrides[cell] = digit
+        if self.votes or self.givens:
+            self._submit(self._voted())
+
+    def clear_overrides(self) -> None:
+        self.overrides.clear()
+
+    # ------------------------------------------------------------------ steps
+
+    def _voted(self) -> Reading:
+        probs = np.mean([r.probs for r in self.votes], axis=0) if self.votes else np.zeros((81, 10))
+        digits = probs.argmax(axis=1)
+        return Reading(digits, probs.max(axis=1), probs)
+
+    def _submit(self, reading: Reading) -> None:
+        overrides = dict(self.overrides)
+        self.givens = reading.givens
+        key = self.givens + repr(sorted(overrides.items()))
+        if key in self.cache:
+            self.result = self.cache[key]
+            self.cache.move_to_end(key)
+            self.handle = None
+            return
+        self.result = None
+        timeout = self.cfg.solve_timeout
+
+        def job(cancel: object) -> BoardResult:
+            return check_reading(reading, timeout, overrides=overrides)
+
+        self.handle = self.worker.submit_job(key, timeout, job)
+
+    def _poll(self) -> None:
+        if self.handle is None or not self.handle.done():
+            return
+        h, self.handle = self.handle, None
+        if h.superseded or h.result() is None:
+            return
+        result: BoardResult = h.result()
+        self.result = result
+        self.cache[h.givens] = result
+        while len(self.cache) > 32:
+            self.cache.popitem(last=False)
+        if result.givens:
+            self.givens = result.givens
+        if result.status != "solved":
+            self.retry_in = self.cfg.retry_after
+
+    def _read(self, gray: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, Reading]:
+        if not self.oriented:
+            corners, reading = read_oriented(gray, corners, self.reader)
+            inked = reading.digits > 0
+            if inked.sum() >= 10:
+                self.oriented = True
+                self.tracker.start(gray, corners)
+            return corners, reading
+        return corners, read_grid(gray, corners, self.reader)
+
+    def _differs(self, reading: Reading) -> int:
+        """Confident cells of a fresh reading that disagree with the board's givens."""
+        if not self.givens:
+            return 0
+        now = reading.digits
+        before = np.array([0 if ch == "." else int(ch) for ch in self.givens])
+        confident = reading.confidence > 0.8
+        mask = confident & (now != before)
+        for i in self.overrides:
+            mask[i] = False
+        return int(mask.sum())
+
+    def step(self, frame: np.ndarray) -> FrameResult:
+        """Advance one frame; never waits for the solver."""
+        t0 = time.perf_counter()
+        self.frame_index += 1
+        timings: dict[str, float] = {}
+        gray = to_gray(frame)
+        self._poll()
+
+        t = time.perf_counter()
+        corners = self.tracker.track(gray) if self.tracker.active else None
+        if corners is None and self.givens is not None:
+            self._reset_board()  # lost: a board seen again is re-read (the cache makes it instant)
+        periodic = self.tracker.active and self.frame_index % self.cfg.redetect_every == 0
+        if corners is None or periodic:
+            quad = find_grid(gray)
+            if quad is not None:
+                if corners is None:
+                    corners = quad.corners
+                    self.tracker.start(gray, corners)
+                else:
+                    det = _align(quad.corners, corners)
+                    side = float(np.linalg.norm(corners[0] - corners[2]))
+                    if float(np.abs(det - corners).max()) < 0.04 * side:
+                        corners = det  # correct drift
+                        self.tracker.start(gray, corners)
+            elif periodic and corners is not None:
+                pass  # keep tracking: detection can fail on a blurred frame
+        timings["find"] = (time.perf_counter() - t) * 1e3
+
+        t = time.perf_counter()
+        if corners is not None:
+            self.since_read += 1
+            need_votes = self.result is None and self.handle is None and len(self.votes) < self.cfg.votes
+            if self.retry_in > 0:
+                self.retry_in -= 1
+                if self.retry_in == 0:
+                    self.votes, self.result = [], None
+                    need_votes = True
+            recheck = self.givens is not None and self.since_read >= self.cfg.recheck_every
+            if need_votes or recheck:
+                corners, reading = self._read(gray, corners)
+                self.since_read = 0
+                if need_votes:
+                    if self.oriented:
+                        self.votes.append(reading)
+                    if len(self.votes) >= self.cfg.votes:
+                        self._submit(self._voted())
+                elif recheck:
+                    diff = self._differs(reading)
+                    if diff >= self.cfg.mismatch_new:
+                        self.suspect += 1
+                        if self.suspect >= 2 or diff >= 2 * self.cfg.mismatch_new:
+                            self._reset_board()
+                            self.oriented = False
+                            self.votes = [reading]
+                    else:
+                        self.suspect = 0
+        timings["read"] = (time.perf_counter() - t) * 1e3
+        self._poll()
+
+        solution = None
+        if (corners is not None and self.result is not None and self.result.status == "solved"
+                and self.suspect == 0 and self.givens is not None):
+            solution = self.result.solution
+        status = self.state
+        message = self.result.message if self.result is not None else ""
+        t_ms = (time.perf_counter() - t0) * 1e3
+        return FrameResult(self.frame_index, status, corners, self.givens if corners is not None else None,
+                           solution, t_ms, timings, message)
+
+    def draw(self, frame: np.ndarray, result: FrameResult) -> np.ndarray:
+        """The overlay for ``result`` on ``frame`` (in place)."""
+        if result.solution and result.corners is not None and self.result is not None and self.result.givens:
+            self.overlay.draw(frame, result.corners, self.result.givens, result.solution)
+        return frame
+
+    def close(self) -> None:
+        if self._own_worker:
+            self.worker.close()
+
+    def __enter__(self) -> ARSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,124 @@
+"""``ar-sudoku calibrate``: chessboard views in, ``calibration/NAME.yaml`` out."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import cv2
+
+from ar_sudoku.cli import _REGISTRARS, EXIT_OK, CliError, _fmt
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from ar_sudoku.io.sources import SourceError, open_source
+    from ar_sudoku.vision.camera import (
+        CalibrationError,
+        calibrate,
+        chessboard_image,
+        find_board,
+        parse_pattern,
+        save_calibration,
+        view_differs,
+    )
+    from ar_sudoku.vision.grid import to_gray
+
+    try:
+        pattern = parse_pattern(args.pattern)
+    except CalibrationError as exc:
+        raise CliError(str(exc)) from exc
+    if args.print_board:
+        out = Path(args.print_board)
+        if not out.parent.exists() or not cv2.imwrite(str(out), chessboard_image(pattern)):
+            raise CliError(f"{out}: cannot write the board image")
+        print(f"wrote {out}: print it flat (no scaling), measure a square, pass --square MM")
+        return EXIT_OK
+    if args.source is None:
+        raise CliError("give --source 0|VIDEO|FOLDER (or --print-board OUT.png)")
+    if args.square <= 0:
+        raise CliError("--square must be positive (the side of one square, e.g. in mm)")
+    out_dir = Path(args.out_dir)
+    if not out_dir.is_dir():
+        raise CliError(f"{out_dir}: the folder does not exist")
+    live = args.source.isdigit()
+    window = None
+    try:
+        source = open_source(args.source)
+    except SourceError as exc:
+        raise CliError(str(exc)) from exc
+    views: list = []
+    size = (source.info.width, source.info.height)
+    with source:
+        if live and not args.headless:
+            from ar_sudoku.io.window import Window, WindowError
+
+            try:
+                window = Window("ar-sudoku calibrate")
+            except WindowError as exc:
+                raise CliError(str(exc)) from exc
+        try:
+            for frame in source:
+                gray = to_gray(frame)
+                if (gray.shape[1], gray.shape[0]) != size:
+                    continue  # a folder with mixed sizes: keep the first size only
+                corners = find_board(gray, pattern)
+                if corners is not None and view_differs(corners, views, size):
+                    views.append(corners)
+                    print(f"view {len(views)} taken", file=sys.stderr)
+                if window is not None:
+                    shown = frame.copy()
+                    if corners is not None:
+                        cv2.drawChessboardCorners(shown, pattern, corners, True)
+                    cv2.putText(shown, f"views: {len(views)}/{args.views}  (q to finish)", (10, 30),
+                                cv2.FONT_HERSHEY_SIMPLEX, 0.8, (0, 255, 0), 2)
+                    window.show(shown)
+                    if window.poll(1) & 0xFF in (ord("q"), 27):
+                        break
+                if len(views) >= args.views:
+                    break
+        except KeyboardInterrupt:
+            print("interrupted: calibrating with the views taken so far", file=sys.stderr)
+        finally:
+            if window is not None:
+                window.close()
+    try:
+        cal = calibrate(views, pattern, args.square, size, min_views=args.min_views, max_rms=args.max_rms)
+        path = out_dir / f"{args.name}.yaml"
+        save_calibration(path, cal)
+    except CalibrationError as exc:
+        raise CliError(str(exc)) from exc
+    fx, fy = cal.camera_matrix[0, 0], cal.camera_matrix[1, 1]
+    print(f"RMS reprojection error {cal.rms:.3f} px from {cal.views} views at {size[0]}x{size[1]}; "
+          f"fx {fx:.1f} fy {fy:.1f} k1 {cal.dist[0, 0]:.4f}")
+    print(f"wrote {path}; use it with --calibration {args.name}")
+    return EXIT_OK
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "calibrate",
+        help="calibrate a webcam from chessboard views (fixes lens distortion)",
+        **_fmt(
+            "Find chessboard views in a camera, a video or a folder of photos, keep views that differ "
+            "in position and tilt, calibrate, print the RMS reprojection error, and write "
+            "calibration/NAME.yaml. Use it with --calibration NAME on live, video and image.",
+            "  ar-sudoku calibrate --print-board board.png\n"
+            "  ar-sudoku calibrate --source 0 --pattern 9x6 --square 25 --name webcam\n"
+            "  ar-sudoku calibrate --source views/ --pattern 9x6 --name phone\n",
+        ),
+    )
+    p.add_argument("--source", metavar="0|VIDEO|FOLDER")
+    p.add_argument("--pattern", default="9x6", help="inner corners COLSxROWS (default 9x6)")
+    p.add_argument("--square", type=float, default=25.0, help="side of a square, e.g. mm (default 25)")
+    p.add_argument("--name", default="webcam", help="writes calibration/NAME.yaml (default webcam)")
+    p.add_argument("--out-dir", default="calibration", help=argparse.SUPPRESS)
+    p.add_argument("--views", type=int, default=20, help="views to collect before calibrating (default 20)")
+    p.add_argument("--min-views", type=int, default=8, help=argparse.SUPPRESS)
+    p.add_argument("--max-rms", type=float, default=1.5, help=argparse.SUPPRESS)
+    p.add_argument("--headless", action="store_true", help="no window, even for a camera")
+    p.add_argument("--print-board", metavar="OUT.png", help="write a printable chessboard and stop")
+    p.set_defaults(func=cmd_calibrate)
+
+
+_REGISTRARS.append(register)

@@ -1,0 +1,205 @@
+"""Frame sources: a camera, a video file, one photo or a folder of photos, as one iterable.
+
+``open_source("0" | "clip.mp4" | "photo.jpg" | "photos/")`` checks the source
+at once and raises :class:`SourceError` with a one-line reason, so the caller
+never starts a loop on something that cannot deliver. A file is read in order,
+every frame; a camera keeps only the newest frame (a background grabber drops
+the rest and counts them), so a slow frame never leaves the picture lagging.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+IMAGE_EXT = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
+
+
+class SourceError(RuntimeError):
+    """A source that cannot be opened or that failed mid-stream."""
+
+
+@dataclass(frozen=True)
+class SourceInfo:
+    kind: str  # camera | video | images
+    width: int
+    height: int
+    fps: float
+    frames: int | None  # None when unknown (a camera)
+    name: str
+
+
+class FrameSource:
+    """Iterate frames; use as a context manager so a camera is always released."""
+
+    info: SourceInfo
+    dropped: int = 0
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release the device or file."""
+
+    def __enter__(self) -> FrameSource:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class VideoFileSource(FrameSource):
+    def __init__(self, path: Path):
+        if not path.exists():
+            raise SourceError(f"{path}: no such file")
+        if path.stat().st_size == 0:
+            raise SourceError(f"{path}: empty file (0 bytes), not a video")
+        self.cap = cv2.VideoCapture(str(path))
+        if not self.cap.isOpened():
+            raise SourceError(f"{path}: not a video OpenCV can read (corrupt or unknown format)")
+        ok, first = self.cap.read()
+        if not ok or first is None:
+            self.cap.release()
+            raise SourceError(f"{path}: no frame could be decoded (corrupt or empty video)")
+        self.first: np.ndarray | None = first
+        h, w = first.shape[:2]
+        fps = self.cap.get(cv2.CAP_PROP_FPS) or 0.0
+        count = int(self.cap.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
+        self.info = SourceInfo("video", w, h, fps if 1 <= fps <= 240 else 30.0, count or None, str(path))
+        self.read_count = 0
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        if self.first is not None:
+            frame, self.first = self.first, None
+            self.read_count = 1
+            yield frame
+        while True:
+            ok, frame = self.cap.read()
+            if not ok or frame is None:
+                return
+            self.read_count += 1
+            yield frame
+
+    @property
+    def truncated(self) -> bool:
+        """True when the stream ended well before the frame count its header promised."""
+        return self.info.frames is not None and self.read_count < 0.9 * self.info.frames
+
+    def close(self) -> None:
+        self.cap.release()
+
+
+class ImagesSource(FrameSource):
+    def __init__(self, paths: list[Path], name: str):
+        if not paths:
+            raise SourceError(f"{name}: no images found (looked for {', '.join(sorted(IMAGE_EXT))})")
+        self.paths = paths
+        first = cv2.imread(str(paths[0]))
+        if first is None:
+            raise SourceError(f"{paths[0]}: not an image OpenCV can read")
+        h, w = first.shape[:2]
+        self.info = SourceInfo("images", w, h, 1.0, len(paths), name)
+        self.skipped: list[str] = []
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        for p in self.paths:
+            img = cv2.imread(str(p))
+            if img is None:
+                self.skipped.append(str(p))
+                continue
+            yield img
+
+
+class CameraSource(FrameSource):
+    """A webcam read on a grabber thread; iteration yields only the newest frame."""
+
+    WARMUP_FRAMES = 5  # many webcams deliver black or half-exposed frames first
+
+    def __init__(self, index: int, width: int | None = None, height: int | None = None):
+        self.cap = cv2.VideoCapture(index)
+        if not self.cap.isOpened():
+            self.cap.release()
+            raise SourceError(f"camera {index} could not be opened (none there, or in use); "
+                              "try another --camera N, or a video: ar-sudoku video samples/demo.mp4")
+        if width and height:
+            self.cap.set(cv2.CAP_PROP_FRAME_WIDTH, width)
+            self.cap.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
+        frame = None
+        for _ in range(self.WARMUP_FRAMES + 1):
+            ok, frame = self.cap.read()
+            if not ok:
+                self.cap.release()
+                raise SourceError(f"camera {index} opened but delivers no frames")
+        assert frame is not None
+        h, w = frame.shape[:2]
+        fps = self.cap.get(cv2.CAP_PROP_FPS) or 30.0
+        self.info = SourceInfo("camera", w, h, fps if 1 <= fps <= 240 else 30.0, None, f"camera {index}")
+        self._latest: np.ndarray | None = frame
+        self._fresh = threading.Event()
+        self._fresh.set()
+        self._stop = threading.Event()
+        self._failed = False
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._grab, name="ar-sudoku-camera", daemon=True)
+        self._thread.start()
+
+    def _grab(self) -> None:
+        while not self._stop.is_set():
+            ok, frame = self.cap.read()
+            if not ok:
+                self._failed = True
+                self._fresh.set()
+                return
+            with self._lock:
+                if self._fresh.is_set():
+                    self.dropped += 1  # the previous one was never taken
+                self._latest = frame
+                self._fresh.set()
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        while not self._stop.is_set():
+            if not self._fresh.wait(timeout=2.0):
+                raise SourceError(f"{self.info.name} stopped delivering frames (unplugged?)")
+            with self._lock:
+                frame, self._latest = self._latest, None
+                self._fresh.clear()
+            if frame is None:
+                if self._failed:
+                    raise SourceError(f"{self.info.name} stopped delivering frames (unplugged?)")
+                continue
+            yield frame
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=2.0)
+        self.cap.release()
+
+
+def open_source(spec: str | int) -> FrameSource:
+    """A camera index (``0``), a video file, an image file, or a folder of images."""
+    if isinstance(spec, int) or (isinstance(spec, str) and spec.isdigit()):
+        return CameraSource(int(spec))
+    path = Path(spec)
+    if path.is_dir():
+        images = sorted(p for p in path.iterdir() if p.suffix.lower() in IMAGE_EXT)
+        return ImagesSource(images, str(path))
+    if path.suffix.lower() in IMAGE_EXT:
+        if not path.exists():
+            raise SourceError(f"{path}: no such file")
+        return ImagesSource([path], str(path))
+    return VideoFileSource(path)
+
+
+def wait_fps(last: float, fps: float) -> float:
+    """Sleep to pace a file at its own rate (for on-screen playback); returns the new time."""
+    now = time.perf_counter()
+    delay = 1.0 / fps - (now - last)
+    if delay > 0:
+        time.sleep(delay)
+    return time.perf_counter()

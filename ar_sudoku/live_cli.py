@@ -1,0 +1,250 @@
+"""``ar-sudoku live`` and ``ar-sudoku video``: the capture loop around ``ARSession``.
+
+Sources, the window and the sinks are opened here and only here; the session
+stays pure. Every output is a context manager, so the recording is finalized
+on every exit road: the end of the file, q/Esc, Ctrl-C, an exception, or a
+camera that stops delivering.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import deque
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+
+from ar_sudoku.cli import _REGISTRARS, EXIT_OK, EXIT_UNSOLVED, CliError, _fmt
+
+
+@dataclass
+class RunStats:
+    frames: int = 0
+    solved_frames: int = 0
+    first_solved: int | None = None
+    seconds: float = 0.0
+    interrupted: bool = False
+    failure: str = ""
+
+    @property
+    def fps(self) -> float:
+        return self.frames / self.seconds if self.seconds > 0 else 0.0
+
+
+class FpsMeter:
+    """A rolling frames-per-second over the last ``n`` frames."""
+
+    def __init__(self, n: int = 30):
+        self.times: deque[float] = deque(maxlen=n)
+
+    def tick(self) -> float:
+        self.times.append(time.perf_counter())
+        if len(self.times) < 2:
+            return 0.0
+        return (len(self.times) - 1) / (self.times[-1] - self.times[0])
+
+
+def status_lines(result, fps: float, dropped: int = 0) -> list[str]:
+    line = f"{fps:4.0f} fps   {result.status}"
+    if dropped:
+        line += f"   dropped {dropped}"
+    lines = [line]
+    if result.message and result.status != "solved":
+        lines.append(result.message[:60])
+    return lines
+
+
+def run_loop(source, session, *, sink=None, log=None, window=None, show_status: bool = True,
+             progress: bool = False, undistort=None) -> RunStats:
+    """Read, step, draw, write/show every frame until the source ends or the user quits."""
+    from ar_sudoku.ar.overlay import draw_status
+    from ar_sudoku.io.sources import SourceError
+    from ar_sudoku.io.window import UiState, cell_at, handle_key
+
+    stats = RunStats()
+    ui = UiState(show_status=show_status)
+    meter = FpsMeter()
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=source.info.frames, unit="frame", disable=not sys.stderr.isatty(), leave=True,
+                   dynamic_ncols=True)
+    t_start = time.perf_counter()
+    last = None
+    frames = iter(source)
+    try:
+        while not ui.quit:
+            if not ui.paused or last is None:
+                try:
+                    frame = next(frames)
+                except StopIteration:
+                    break
+                if undistort is not None:
+                    frame = undistort(frame)
+                result = session.step(frame)
+                out = session.draw(frame, result)
+                fps = meter.tick()
+                if ui.show_status:
+                    draw_status(out, status_lines(result, fps, getattr(source, "dropped", 0)))
+                stats.frames += 1
+                if result.solution:
+                    stats.solved_frames += 1
+                    if stats.first_solved is None:
+                        stats.first_solved = result.frame
+                if sink is not None:
+                    sink.write(out)
+                if log is not None:
+                    log.write(result.to_json())
+                if bar is not None:
+                    bar.update(1)
+                last = (out, result)
+            if window is not None:
+                window.show(last[0])
+                key = window.poll(1)
+                click = window.take_click()
+                if click is not None:
+                    ui.selected = cell_at(click, last[1].corners)
+                action = handle_key(key, ui)
+                if action.kind == "snapshot":
+                    name = f"ar-sudoku-snapshot-{last[1].frame:05d}.png"
+                    cv2.imwrite(name, last[0])
+                    print(f"saved {name}", file=sys.stderr)
+                elif action.kind == "set" and action.cell is not None and action.digit is not None:
+                    session.set_override(action.cell, action.digit)
+    except KeyboardInterrupt:
+        stats.interrupted = True
+    except SourceError as exc:
+        stats.failure = str(exc)
+    finally:
+        stats.seconds = time.perf_counter() - t_start
+        if bar is not None:
+            bar.close()
+    if getattr(source, "truncated", False) and not stats.failure:
+        stats.failure = (f"{source.info.name}: the stream ended at frame {stats.frames} of "
+                         f"{source.info.frames} (corrupt or cut short)")
+    return stats
+
+
+def _open_everything(args: argparse.Namespace, spec: str | int, headless: bool):
+    from ar_sudoku.ar.session import ARSession
+    from ar_sudoku.io.sinks import JsonlLog, SinkError, VideoSink, check_writable
+    from ar_sudoku.io.sources import SourceError, open_source
+    from ar_sudoku.io.window import Window, WindowError
+    from ar_sudoku.vision.digits import DigitReader, ModelError
+
+    stack = ExitStack()
+    try:
+        # outputs are checked before the (slow) source so a typo fails at once
+        if args.output:
+            check_writable(Path(args.output), {".mp4": "", ".m4v": "", ".mov": "", ".avi": "", ".mkv": ""})
+        if args.jsonl:
+            check_writable(Path(args.jsonl))
+        source = stack.enter_context(open_source(spec))
+        undistort = None
+        if getattr(args, "calibration", None):
+            from ar_sudoku.vision.camera import load_calibration_arg
+
+            calib = load_calibration_arg(args.calibration)
+            undistort = calib.undistorter((source.info.width, source.info.height))
+        reader = DigitReader(getattr(args, "model", None))
+        session = stack.enter_context(ARSession(reader))
+        window = None if headless else Window()
+        if window is not None:
+            stack.callback(window.close)
+        sink = None
+        if args.output:
+            sink = stack.enter_context(VideoSink(args.output, (source.info.width, source.info.height),
+                                                 source.info.fps if source.info.kind != "images" else 2.0))
+        log = stack.enter_context(JsonlLog(args.jsonl)) if args.jsonl else None
+    except (SourceError, SinkError, WindowError, ModelError) as exc:
+        stack.close()
+        raise CliError(str(exc)) from exc
+    except BaseException:
+        stack.close()
+        raise
+    return stack, source, session, window, sink, log, undistort
+
+
+def _report(stats: RunStats, args: argparse.Namespace) -> int:
+    parts = [f"{stats.frames} frames in {stats.seconds:.1f} s ({stats.fps:.1f} fps)"]
+    if stats.first_solved is not None:
+        parts.append(f"solution drawn on {stats.solved_frames} frames, first at frame {stats.first_solved}")
+    else:
+        parts.append("no puzzle solved")
+    if args.output:
+        parts.append(f"wrote {args.output}")
+    if args.jsonl:
+        parts.append(f"log {args.jsonl}")
+    print("; ".join(parts), file=sys.stderr)
+    if stats.failure:
+        print(f"ar-sudoku: {stats.failure}", file=sys.stderr)
+        return EXIT_UNSOLVED
+    if stats.interrupted:
+        print("ar-sudoku: interrupted; outputs finalized", file=sys.stderr)
+        return 130
+    return EXIT_OK
+
+
+def cmd_video(args: argparse.Namespace) -> int:
+    stack, source, session, window, sink, log, undistort = _open_everything(args, args.path, args.headless)
+    with stack:
+        stats = run_loop(source, session, sink=sink, log=log, window=window, show_status=not args.no_status,
+                         progress=args.headless, undistort=undistort)
+    return _report(stats, args)
+
+
+def cmd_live(args: argparse.Namespace) -> int:
+    stack, source, session, window, sink, log, undistort = _open_everything(args, args.camera, args.headless)
+    with stack:
+        stats = run_loop(source, session, sink=sink, log=log, window=window, show_status=not args.no_status,
+                         progress=False, undistort=undistort)
+    return _report(stats, args)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--output", "-o", metavar="OUT.mp4", help="record the annotated video (.mp4 or .avi)")
+    p.add_argument("--jsonl", metavar="LOG.jsonl", help="one JSON line per frame: corners, givens, solution, status")
+    p.add_argument("--no-status", action="store_true", help="no fps/state box (clean demo videos)")
+    p.add_argument("--calibration", metavar="NAME|PATH", help="undistort with a camera calibration")
+    p.add_argument("--model", metavar="PATH", help=argparse.SUPPRESS)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "live",
+        help="the webcam view with solved digits drawn on the paper (the default)",
+        **_fmt(
+            "Open the webcam and draw the solution on the puzzle as you move it. Keys: q/Esc quit, "
+            "space pause, s save a PNG snapshot, h hide/show the status box. Click a cell and type a "
+            "digit (0 or Backspace clears) to correct a misread given.",
+            "  ar-sudoku live\n  ar-sudoku live --camera 1 --output demo.mp4 --no-status\n",
+        ),
+    )
+    p.add_argument("--camera", type=int, default=0, metavar="N", help="camera index (default 0)")
+    p.add_argument("--headless", action="store_true", help="no window (record with --output)")
+    _common(p)
+    p.set_defaults(func=cmd_live)
+
+    p = sub.add_parser(
+        "video",
+        help="annotate a video file (or a folder of images, or one image), headless or on screen",
+        **_fmt(
+            "Process every frame of a video in order and draw the solution on the puzzle. With "
+            "--headless no window opens and a progress bar shows frames, fps and time left.",
+            "  ar-sudoku video samples/demo.mp4 --headless --output annotated.mp4\n"
+            "  ar-sudoku video clip.mp4 --headless --jsonl frames.jsonl\n"
+            "  ar-sudoku video photos/ --headless --output slideshow.avi\n",
+        ),
+    )
+    p.add_argument("path", metavar="PATH", help="a video file, an image, or a folder of images")
+    p.add_argument("--headless", action="store_true", help="no window; show a progress bar")
+    _common(p)
+    p.set_defaults(func=cmd_video)
+
+
+_REGISTRARS.append(register)

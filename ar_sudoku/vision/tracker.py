@@ -1,0 +1,79 @@
+"""Follow the grid from frame to frame with pyramidal Lucas-Kanade optical flow.
+
+The tracked points are the grid's 100 line crossings (strong, well-spread
+corners), each with a known place in the flat grid. A forward-backward check
+drops points that slipped; a RANSAC homography from the survivors gives the
+new corners, and all 100 points are re-seeded from it, so points lost to a
+hand or glare come back and the set never thins out. Re-detection (in the
+session) corrects slow drift.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+SIDE = 9.0  # flat grid coordinates: one unit per cell
+FLAT_CORNERS = np.float32([[0, 0], [SIDE, 0], [SIDE, SIDE], [0, SIDE]])
+FLAT_POINTS = np.float32([[x, y] for y in range(10) for x in range(10)])
+LK = {
+    "winSize": (21, 21),
+    "maxLevel": 3,
+    "criteria": (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 20, 0.03),
+}
+
+
+class GridTracker:
+    """Holds the previous frame and the points; ``track`` returns new corners or None when lost."""
+
+    def __init__(self, min_points: int = 16, fb_error: float = 1.5):
+        self.min_points = min_points
+        self.fb_error = fb_error
+        self.prev: np.ndarray | None = None
+        self.corners: np.ndarray | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.corners is not None
+
+    def start(self, gray: np.ndarray, corners: np.ndarray) -> None:
+        self.prev = gray
+        self.corners = np.asarray(corners, np.float32).reshape(4, 2)
+
+    def reset(self) -> None:
+        self.prev = None
+        self.corners = None
+
+    def _points(self) -> np.ndarray:
+        assert self.corners is not None
+        hmat = cv2.getPerspectiveTransform(FLAT_CORNERS, self.corners)
+        return cv2.perspectiveTransform(FLAT_POINTS.reshape(-1, 1, 2), hmat)
+
+    def track(self, gray: np.ndarray) -> np.ndarray | None:
+        if self.prev is None or self.corners is None:
+            return None
+        p0 = self._points()
+        h, w = gray.shape[:2]
+        inside = ((p0[:, 0, 0] >= 0) & (p0[:, 0, 0] < w) & (p0[:, 0, 1] >= 0) & (p0[:, 0, 1] < h))
+        p1, st, _ = cv2.calcOpticalFlowPyrLK(self.prev, gray, p0, None, **LK)
+        if p1 is None:
+            self.reset()
+            return None
+        p0r, st2, _ = cv2.calcOpticalFlowPyrLK(gray, self.prev, p1, None, **LK)
+        fb = np.linalg.norm((p0 - p0r).reshape(-1, 2), axis=1)
+        good = (st.ravel() == 1) & (st2.ravel() == 1) & (fb < self.fb_error) & inside
+        if good.sum() < self.min_points:
+            self.reset()
+            return None
+        hmat, inl = cv2.findHomography(FLAT_POINTS[good], p1.reshape(-1, 2)[good], cv2.RANSAC, 2.0)
+        if hmat is None or inl is None or int(inl.sum()) < self.min_points:
+            self.reset()
+            return None
+        corners = cv2.perspectiveTransform(FLAT_CORNERS.reshape(-1, 1, 2), hmat).reshape(4, 2)
+        # a tracked quad that folds or collapses is lost, not moved
+        if not cv2.isContourConvex(corners.reshape(-1, 1, 2)) or cv2.contourArea(corners) < 400:
+            self.reset()
+            return None
+        self.prev = gray
+        self.corners = corners.astype(np.float32)
+        return self.corners
