@@ -93,11 +93,12 @@ def _try(givens: str, timeout: float) -> tuple[str, str | None, str]:
 
 
 def check_reading(reading: Reading, timeout: float = 1.0, max_tries: int = 40,
-                  overrides: dict[int, int] | None = None) -> BoardResult:
+                  overrides: dict[int, int] | None = None, require_unique: bool = False) -> BoardResult:
     """Solve the reading; if it breaks the rules, try the likeliest second choices.
 
     ``overrides`` (cell -> digit, 0 = empty) are the user's corrections and are
-    never changed.
+    never changed. With ``require_unique`` a reading with several solutions
+    (a digit was missed) is reported ``unsolvable`` instead of drawing a guess.
     """
     digits = reading.digits.copy()
     fixed = set(overrides or {})
@@ -143,6 +144,9 @@ def check_reading(reading: Reading, timeout: float = 1.0, max_tries: int = 40,
                 return BoardResult("solved", givens=g2, confidence=conf, solution=sol,
                                    message="corrected by the rules: " + ", ".join(note), corrected=note)
     status, solution, message = first
+    if status == "solved" and require_unique:
+        return BoardResult("unsolvable", givens=givens, confidence=reading.confidence,
+                           message="the reading has several solutions (a digit was probably missed)")
     if status == "solved":  # several solutions and no single fix: still draw one, but say so
         return BoardResult("solved", givens=givens, confidence=reading.confidence, solution=solution,
                            message="the reading has several solutions; one is shown")

@@ -71,7 +71,7 @@ def hand(frame: np.ndarray, i: int, fps: float) -> None:
         return
     h, w = frame.shape[:2]
     u = (t - HAND[0]) / (HAND[1] - HAND[0])
-    x = int(w * (1.1 - 0.5 * u))
+    x = int(w * (1.1 - 0.6 * u))
     y = int(h * 0.62)
     cv2.ellipse(frame, (x, y), (int(0.09 * w), int(0.07 * h)), -20, 0, 360, (120, 150, 205), -1)
     cv2.rectangle(frame, (x, y - int(0.05 * h)), (w, y + int(0.06 * h)), (115, 145, 200), -1)

@@ -15,6 +15,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
+import cv2
 import numpy as np
 
 from ar_sudoku.ar.overlay import OverlayRenderer
@@ -78,6 +79,8 @@ class ARSession:
         self.overlay = overlay or OverlayRenderer()
         self.tracker = GridTracker()
         self.frame_index = -1
+        self.last_corners: np.ndarray | None = None
+        self.speed = 0.0  # corner motion on the last frame, as a fraction of the grid's diagonal
         self.overrides: dict[int, int] = {}
         self.cache: OrderedDict[str, BoardResult] = OrderedDict()  # givens -> checked result
         self._reset_board()
@@ -120,6 +123,11 @@ class ARSession:
         digits = probs.argmax(axis=1)
         return Reading(digits, probs.max(axis=1), probs)
 
+    def _votes_agree(self) -> bool:
+        """Every reading in the window is within one cell of the vote (no flicker in progress)."""
+        voted = self._voted().digits
+        return all(int((r.digits != voted).sum()) <= 1 for r in self.votes)
+
     def _submit(self, reading: Reading) -> None:
         overrides = dict(self.overrides)
         self.givens = reading.givens
@@ -133,7 +141,7 @@ class ARSession:
         timeout = self.cfg.solve_timeout
 
         def job(cancel: object) -> BoardResult:
-            return check_reading(reading, timeout, overrides=overrides)
+            return check_reading(reading, timeout, overrides=overrides, require_unique=True)
 
         self.handle = self.worker.submit_job(key, timeout, job)
 
@@ -163,6 +171,20 @@ class ARSession:
             return corners, reading
         return corners, read_grid(gray, corners, self.reader)
 
+    def _steady(self, corners: np.ndarray, shape: tuple[int, ...], detected: bool = False) -> bool:
+        """Whole board in view, and its corners exact: detected on this frame, or tracked while slow."""
+        h, w = shape[:2]
+        m = 2.0
+        if (corners[:, 0] < m).any() or (corners[:, 1] < m).any() or (corners[:, 0] > w - m).any() \
+                or (corners[:, 1] > h - m).any():
+            return False
+        if detected:
+            return True
+        if self.last_corners is None:
+            return False
+        side = float(np.linalg.norm(corners[0] - corners[2]))
+        return float(np.abs(corners - self.last_corners).max()) < 0.03 * side
+
     def _differs(self, reading: Reading) -> int:
         """Confident cells of a fresh reading that disagree with the board's givens."""
         if not self.givens:
@@ -184,54 +206,72 @@ class ARSession:
         self._poll()
 
         t = time.perf_counter()
-        corners = self.tracker.track(gray) if self.tracker.active else None
-        if corners is None and self.givens is not None:
-            self._reset_board()  # lost: a board seen again is re-read (the cache makes it instant)
-        periodic = self.tracker.active and self.frame_index % self.cfg.redetect_every == 0
-        if corners is None or periodic:
+        prev = self.last_corners
+        tracked = self.tracker.track(gray) if self.tracker.active else None
+        corners = tracked
+        # fast motion (now or on the last frame) makes a periodic grid easy to mis-track by a cell
+        moving = self.speed > 0.01 or (tracked is not None and prev is not None and float(
+            np.abs(tracked - prev).max()) > 0.01 * float(np.linalg.norm(tracked[0] - tracked[2])))
+        settled = self.result is not None and self.result.status == "solved"
+        detected = False
+        # detect on every frame until the board is solved (the reading needs exact corners) or while it
+        # moves fast; after that, now and then, to correct drift
+        if tracked is None or not settled or moving or self.frame_index % self.cfg.redetect_every == 0:
             quad = find_grid(gray)
             if quad is not None:
-                if corners is None:
-                    corners = quad.corners
-                    self.tracker.start(gray, corners)
+                ref = tracked if tracked is not None else prev
+                det = quad.corners if ref is None else _align(quad.corners, ref)
+                if tracked is not None:
+                    motion = self.tracker.motion
+                elif prev is not None:
+                    motion = cv2.getPerspectiveTransform(prev.astype(np.float32), det.astype(np.float32))
                 else:
-                    det = _align(quad.corners, corners)
-                    side = float(np.linalg.norm(corners[0] - corners[2]))
-                    if float(np.abs(det - corners).max()) < 0.04 * side:
-                        corners = det  # correct drift
-                        self.tracker.start(gray, corners)
-            elif periodic and corners is not None:
-                pass  # keep tracking: detection can fail on a blurred frame
+                    motion = None
+                self.tracker.start(gray, det, motion)
+                corners = det
+                detected = True
+                if ref is not None and float(np.abs(det - ref).max()) > 0.08 * float(np.linalg.norm(det[0] - det[2])):
+                    self._reset_board()  # tracking had slipped, or another grid is in view: read again
+        if corners is None and self.givens is not None:
+            self._reset_board()  # lost: a board seen again is re-read (the cache makes it instant)
         timings["find"] = (time.perf_counter() - t) * 1e3
 
         t = time.perf_counter()
+        steady = corners is not None and self._steady(corners, frame.shape, detected)
+        self.speed = 0.0
+        if corners is not None and prev is not None:
+            self.speed = float(np.abs(corners - prev).max()) / float(np.linalg.norm(corners[0] - corners[2]))
+        self.last_corners = corners
         if corners is not None:
             self.since_read += 1
-            need_votes = self.result is None and self.handle is None and len(self.votes) < self.cfg.votes
-            if self.retry_in > 0:
-                self.retry_in -= 1
-                if self.retry_in == 0:
-                    self.votes, self.result = [], None
-                    need_votes = True
-            recheck = self.givens is not None and self.since_read >= self.cfg.recheck_every
-            if need_votes or recheck:
-                corners, reading = self._read(gray, corners)
-                self.since_read = 0
-                if need_votes:
-                    if self.oriented:
-                        self.votes.append(reading)
-                    if len(self.votes) >= self.cfg.votes:
-                        self._submit(self._voted())
-                elif recheck:
-                    diff = self._differs(reading)
-                    if diff >= self.cfg.mismatch_new:
-                        self.suspect += 1
-                        if self.suspect >= 2 or diff >= 2 * self.cfg.mismatch_new:
-                            self._reset_board()
-                            self.oriented = False
-                            self.votes = [reading]
+            busy = self.result is not None or self.handle is not None
+            if not steady:
+                if not busy:
+                    self.votes = []  # votes are only taken while the board is still and whole
+            else:
+                if self.retry_in > 0:
+                    self.retry_in -= 1
+                    if self.retry_in == 0:  # had no solution: read afresh
+                        self.votes, self.result, self.givens = [], None, None
+                        busy = False
+                recheck = busy and self.givens is not None and self.since_read >= self.cfg.recheck_every
+                if not busy or recheck:
+                    corners, reading = self._read(gray, corners)
+                    self.since_read = 0
+                    if not busy:
+                        if self.oriented:
+                            self.votes = [*self.votes, reading][-self.cfg.votes :]
+                        if len(self.votes) >= self.cfg.votes and self._votes_agree():
+                            self._submit(self._voted())
                     else:
-                        self.suspect = 0
+                        diff = self._differs(reading)
+                        if diff >= self.cfg.mismatch_new:
+                            self.suspect += 1  # stop drawing at once; confirm on the next re-read
+                            self.since_read = self.cfg.recheck_every - 2
+                            if self.suspect >= 2 or diff >= 2 * self.cfg.mismatch_new:
+                                self._reset_board()
+                        else:
+                            self.suspect = 0
         timings["read"] = (time.perf_counter() - t) * 1e3
         self._poll()
 

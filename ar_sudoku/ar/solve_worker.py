@@ -14,8 +14,9 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from ar_sudoku.solver import Board, SolveResult, parse_line, solve
 

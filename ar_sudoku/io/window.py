@@ -6,6 +6,7 @@ key bindings and the click-to-correct feature are tested without a screen.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from dataclasses import dataclass
@@ -55,11 +56,10 @@ def handle_key(key: int, ui: UiState) -> Action:
     if k in (ord("h"), ord("H")):
         ui.show_status = not ui.show_status
         return Action("toggle_status")
-    if ui.selected is not None:
-        if ord("0") <= k <= ord("9") or key in BACKSPACE or k in (8, 127):
-            digit = k - ord("0") if ord("0") <= k <= ord("9") else 0
-            cell, ui.selected = ui.selected, None
-            return Action("set", cell, digit)
+    if ui.selected is not None and (ord("0") <= k <= ord("9") or key in BACKSPACE or k in (8, 127)):
+        digit = k - ord("0") if ord("0") <= k <= ord("9") else 0
+        cell, ui.selected = ui.selected, None
+        return Action("set", cell, digit)
     return Action("none")
 
 
@@ -110,7 +110,5 @@ class Window:
         return c
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(cv2.error):
             cv2.destroyWindow(self.title)
-        except cv2.error:
-            pass

@@ -11,9 +11,9 @@ it does not.
 from __future__ import annotations
 
 import datetime as _dt
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import cv2
 import numpy as np
@@ -166,10 +166,7 @@ def view_differs(corners: np.ndarray, taken: list[np.ndarray], size: tuple[int, 
     """A new view is worth keeping if the board moved or tilted enough from every view taken."""
     c = corners.reshape(-1, 2)
     diag = float(np.hypot(*size))
-    for t in taken:
-        if float(np.abs(c - t.reshape(-1, 2)).mean()) < min_shift * diag:
-            return False
-    return True
+    return all(float(np.abs(c - t.reshape(-1, 2)).mean()) >= min_shift * diag for t in taken)
 
 
 def calibrate(views: list[np.ndarray], pattern: tuple[int, int], square: float, size: tuple[int, int],

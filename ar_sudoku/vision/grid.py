@@ -132,8 +132,9 @@ def _best_quad(mask: np.ndarray, probe: np.ndarray, min_score: float, area_min: 
     # a border of background lets a grid that touches the frame edge still close its contour
     pad = 4
     padded = cv2.copyMakeBorder(mask, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
-    contours = imutils.grab_contours(cv2.findContours(padded, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE))
-    contours = sorted(contours, key=cv2.contourArea, reverse=True)[:6]
+    # RETR_LIST, not EXTERNAL: a page edge or a frame around the puzzle encloses the grid's own contour
+    contours = imutils.grab_contours(cv2.findContours(padded, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE))
+    contours = sorted(contours, key=cv2.contourArea, reverse=True)[:8]
     best: GridQuad | None = None
     for contour in contours:
         if cv2.contourArea(contour) < area_min:

@@ -31,18 +31,22 @@ class GridTracker:
         self.fb_error = fb_error
         self.prev: np.ndarray | None = None
         self.corners: np.ndarray | None = None
+        self.motion: np.ndarray | None = None  # last frame-to-frame homography, for prediction
 
     @property
     def active(self) -> bool:
         return self.corners is not None
 
-    def start(self, gray: np.ndarray, corners: np.ndarray) -> None:
+    def start(self, gray: np.ndarray, corners: np.ndarray, motion: np.ndarray | None = None) -> None:
+        """(Re)start from known corners; ``motion`` is the last frame-to-frame homography, if known."""
+        self.motion = motion
         self.prev = gray
         self.corners = np.asarray(corners, np.float32).reshape(4, 2)
 
     def reset(self) -> None:
         self.prev = None
         self.corners = None
+        self.motion = None
 
     def _points(self) -> np.ndarray:
         assert self.corners is not None
@@ -55,7 +59,11 @@ class GridTracker:
         p0 = self._points()
         h, w = gray.shape[:2]
         inside = ((p0[:, 0, 0] >= 0) & (p0[:, 0, 0] < w) & (p0[:, 0, 1] >= 0) & (p0[:, 0, 1] < h))
-        p1, st, _ = cv2.calcOpticalFlowPyrLK(self.prev, gray, p0, None, **LK)
+        # start the search where constant motion would put each point: a grid is periodic,
+        # and a search from zero motion snaps to the neighbouring crossing when the page moves fast
+        guess = p0.copy() if self.motion is None else cv2.perspectiveTransform(p0, self.motion)
+        p1, st, _ = cv2.calcOpticalFlowPyrLK(self.prev, gray, p0, guess.copy(), flags=cv2.OPTFLOW_USE_INITIAL_FLOW,
+                                             **LK)
         if p1 is None:
             self.reset()
             return None
@@ -74,6 +82,7 @@ class GridTracker:
         if not cv2.isContourConvex(corners.reshape(-1, 1, 2)) or cv2.contourArea(corners) < 400:
             self.reset()
             return None
+        self.motion = cv2.getPerspectiveTransform(self.corners, corners.astype(np.float32))
         self.prev = gray
         self.corners = corners.astype(np.float32)
         return self.corners
