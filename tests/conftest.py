@@ -25,3 +25,36 @@ def need(path: Path) -> Path:
     return path
 # Norvig's "impossible" puzzle: no solution, and proving it takes minutes of search
 PATHOLOGICAL = ".....5.8....6.1.43..........1.5........1.6...3.......553.....61........4........."
+
+
+@pytest.fixture(scope="session")
+def reader():
+    from ar_sudoku.vision.digits import DigitReader
+
+    return DigitReader()
+
+
+def rendered_frame(puzzle: str, grid_quad, size=(1280, 720), seed: int = 0, blur: float = 0.7):
+    """A camera-like frame of a printed puzzle whose grid lands exactly on ``grid_quad``."""
+    from ar_sudoku.synth import background, page, place
+
+    img, corners = page(puzzle, seed=seed)
+    return place(img, corners, grid_quad, background(size, seed), blur=blur)
+
+
+def photo_truth(name: str):
+    """(image path, givens, corners or None) of one shared photo."""
+    import csv
+
+    import numpy as np
+
+    folder = need(PHOTOS / "printed")
+    jpg = folder / f"{name}.jpg"
+    lines = jpg.with_suffix(".dat").read_text().splitlines()[2:11]
+    givens = "".join(t for ln in lines for t in ln.split()).replace("0", ".")
+    corners = None
+    with (PHOTOS / "outlines.csv").open() as f:
+        for row in csv.DictReader(f):
+            if row["filepath"] == f"printed/{name}.jpg":
+                corners = np.array([[float(row[f"p{k}_x"]), float(row[f"p{k}_y"])] for k in range(1, 5)])
+    return jpg, givens, corners

@@ -1,0 +1,126 @@
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from ar_sudoku.cli import main
+from ar_sudoku.generator import generate
+from ar_sudoku.reading import process_image
+from ar_sudoku.solver import is_solution, parse_line, solve
+from ar_sudoku.synth import quad
+from tests.conftest import ROOT, photo_truth, rendered_frame
+
+KEYS = {"path", "corners", "givens", "confidence", "solution", "status", "message", "ms"}
+
+
+@pytest.mark.parametrize("name", ["image10", "image1000", "image1040", "image1045", "image105"])
+def test_real_photos_read_right(name, reader):
+    path, givens, _ = photo_truth(name)
+    res = process_image(cv2.imread(str(path)), reader)
+    assert res.givens == givens
+    assert res.status == "solved" and is_solution(parse_line(givens), res.solution)
+
+
+def test_a_sideways_photo_gives_the_puzzles_own_corner_order(reader):
+    # image1040 is rotated a quarter turn: its top-left corner is not the picture's
+    path, givens, _ = photo_truth("image1040")
+    res = process_image(cv2.imread(str(path)), reader)
+    assert res.givens == givens
+    img = cv2.imread(str(path))
+    upright = process_image(np.ascontiguousarray(np.rot90(img, 1)), reader)
+    assert upright.givens == givens
+
+
+def test_rendered_board_solved_in_any_orientation(reader):
+    p = generate("hard", seed=4)
+    for angle in (0, 90, 180, 270):
+        truth = quad((640, 360), 440, angle + 4, 0.05)
+        res = process_image(rendered_frame(p.puzzle, truth), reader)
+        assert res.givens == p.puzzle, angle
+        assert res.solution == p.solution
+        assert np.abs(res.corners - truth).max() < 8, angle  # TL of the puzzle itself, whatever the turn
+
+
+def _run(capsys, args):
+    code = main(args)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_json_contract_and_bad_inputs(tmp_path, capsys):
+    path, givens, _ = photo_truth("image10")
+    empty = tmp_path / "empty.jpg"
+    empty.write_bytes(b"")
+    corrupt = tmp_path / "corrupt.jpg"
+    corrupt.write_bytes(b"\xff\xd8\xff" + bytes(range(256)) * 4)
+    blank = tmp_path / "blank.png"
+    cv2.imwrite(str(blank), np.full((300, 400, 3), 230, np.uint8))
+    code, out, err = _run(capsys, ["image", str(path), str(tmp_path / "missing.jpg"), str(empty), str(corrupt),
+                                   str(blank), "--json"])
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [r["status"] for r in rows] == ["solved", "error", "error", "error", "no_grid"]
+    for r in rows:
+        assert set(r) == KEYS
+    ok = rows[0]
+    assert ok["givens"] == givens and len(ok["solution"]) == 81 and len(ok["confidence"]) == 81
+    assert all(0 <= c <= 1 for c in ok["confidence"])
+    assert len(ok["corners"]) == 4 and all(len(p) == 2 for p in ok["corners"])
+    assert ok["ms"] > 0
+    assert "no such file" in rows[1]["message"] and "empty" in rows[2]["message"]
+    assert rows[4]["corners"] is None and rows[4]["message"]
+    assert code == 1
+    assert "Traceback" not in err
+
+
+def test_overlay_lands_in_the_empty_cells(tmp_path, capsys):
+    p = generate("medium", seed=8)
+    truth = quad((640, 360), 450, 0, 0.0)
+    frame_path = tmp_path / "frame.png"
+    cv2.imwrite(str(frame_path), rendered_frame(p.puzzle, truth, blur=0))
+    out = tmp_path / "out.png"
+    code, text, _ = _run(capsys, ["image", str(frame_path), "-o", str(out)])
+    assert code == 0 and "solved" in text
+    img = cv2.imread(str(out)).astype(int)
+    green = (img[:, :, 1] > 120) & (img[:, :, 1] - img[:, :, 2] > 60) & (img[:, :, 1] - img[:, :, 0] > 40)
+    x0, y0 = truth[0]
+    cell = 450 / 9
+    for i in range(81):
+        r, c = divmod(i, 9)
+        cx, cy = int(x0 + (c + 0.5) * cell), int(y0 + (r + 0.5) * cell)
+        patch = green[cy - 15 : cy + 15, cx - 15 : cx + 15]
+        if p.puzzle[i] == ".":
+            assert patch.sum() > 20, f"no solved digit drawn in r{r + 1}c{c + 1}"
+        else:
+            assert patch.sum() == 0, f"a given was drawn over in r{r + 1}c{c + 1}"
+
+
+def test_set_overrides_a_cell(tmp_path, capsys):
+    path, givens, _ = photo_truth("image10")
+    i = givens.index(".")
+    right = solve(parse_line(givens)).solution[i]
+    code, out, _ = _run(capsys, ["image", str(path), "--json", "--set", f"r{i // 9 + 1}c{i % 9 + 1}={right}"])
+    row = json.loads(out)
+    assert code == 0 and row["givens"][i] == right
+    # copy one given of a row onto another: the user's word is kept, and the rules say invalid
+    a, b = [k for k in range(81) if givens[k] != "." and k // 9 == next(
+        r for r in range(9) if sum(ch != "." for ch in givens[r * 9 : r * 9 + 9]) >= 2)][:2]
+    code, out, _ = _run(capsys, ["image", str(path), "--json", "--set", f"r{a // 9 + 1}c{a % 9 + 1}={givens[b]}"])
+    assert json.loads(out)["status"] == "invalid" and code == 1
+    code, _, err = _run(capsys, ["image", str(path), "--set", "r0c1=5"])
+    assert code == 2 and "rRcC=D" in err
+
+
+def test_usage_errors(tmp_path, capsys):
+    path, _, _ = photo_truth("image10")
+    code, _, err = _run(capsys, ["image", str(path), str(path), "-o", str(tmp_path / "x.png")])
+    assert code == 2 and "--out-dir" in err
+    code, _, err = _run(capsys, ["image", str(path), "-o", str(tmp_path / "nodir" / "x.png")])
+    assert code == 2 and "does not exist" in err
+
+
+def test_bundled_sample_photo(tmp_path, capsys):
+    code, out, _ = _run(capsys, ["image", str(ROOT / "samples" / "photo.jpg"), "--out-dir", str(tmp_path)])
+    assert code == 0 and (tmp_path / "photo_solved.png").exists()

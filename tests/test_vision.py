@@ -1,0 +1,59 @@
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from ar_sudoku.generator import generate
+from ar_sudoku.synth import quad
+from ar_sudoku.vision.cells import cut_cells, warp_grid
+from ar_sudoku.vision.grid import find_grid, order_corners, to_gray
+from tests.conftest import photo_truth, rendered_frame
+
+PUZZLE = generate("medium", seed=11).puzzle
+
+
+@pytest.mark.parametrize(("angle", "tilt"), [(0, 0.0), (15, 0.1), (-25, -0.15)])
+def test_grid_corners_on_rendered_frames(angle, tilt):
+    truth = quad((640, 360), 430, angle, tilt)
+    found = find_grid(rendered_frame(PUZZLE, truth))
+    assert found is not None
+    # the finder returns the outer edge of the border line; the truth is its centre line
+    assert np.abs(found.corners - order_corners(truth)).max() < 8
+
+
+@pytest.mark.parametrize("name", ["image10", "image1000", "image1045", "image105"])
+def test_grid_corners_on_real_photos(name):
+    path, _, truth = photo_truth(name)
+    found = find_grid(cv2.imread(str(path)))
+    assert found is not None
+    diag = float(np.hypot(*(truth[0] - truth[2])))
+    assert np.abs(found.corners - truth).max() < 0.03 * diag
+
+
+def test_no_grid_in_a_picture_without_one():
+    rng = np.random.default_rng(0)
+    noise = rng.integers(0, 255, (480, 640, 3), dtype=np.uint8)
+    assert find_grid(noise) is None
+    assert find_grid(np.full((480, 640, 3), 200, np.uint8)) is None
+    text = np.full((480, 640), 255, np.uint8)
+    for y in range(20, 460, 24):
+        cv2.putText(text, "Lorem ipsum dolor sit amet 123 456", (10, y), cv2.FONT_HERSHEY_SIMPLEX, 0.7, 0, 2)
+    assert find_grid(text) is None
+
+
+def test_cells_with_ink_are_the_givens():
+    truth = quad((640, 360), 450, 5, 0.05)
+    frame = rendered_frame(PUZZLE, truth)
+    cuts = cut_cells(warp_grid(to_gray(frame), order_corners(truth)))
+    assert "".join("x" if h else "." for h in cuts.has_ink) == "".join("." if c == "." else "x" for c in PUZZLE)
+    assert cuts.patches[cuts.has_ink].max() > 0.9  # normalised ink
+    assert cuts.patches[~cuts.has_ink].max() == 0
+
+
+def test_reader_reads_rendered_digits(reader):
+    truth = quad((640, 360), 450, -8, 0.08)
+    cuts = cut_cells(warp_grid(to_gray(rendered_frame(PUZZLE, truth)), order_corners(truth)))
+    reading = reader.read(cuts)
+    assert reading.givens == PUZZLE
+    assert reading.confidence.shape == (81,) and (reading.confidence <= 1).all()
