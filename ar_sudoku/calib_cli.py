@@ -63,7 +63,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
                 if (gray.shape[1], gray.shape[0]) != size:
                     continue  # a folder with mixed sizes: keep the first size only
                 corners = find_board(gray, pattern)
-                if corners is not None and view_differs(corners, views, size):
+                # photos in a folder were chosen by the user; frames of a video or camera must differ
+                if corners is not None and (source.info.kind == "images" or view_differs(corners, views, size)):
                     views.append(corners)
                     print(f"view {len(views)} taken", file=sys.stderr)
                 if window is not None:

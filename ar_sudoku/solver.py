@@ -470,11 +470,13 @@ def solve(
     return SolveResult("no_solution", None, search.nodes, secs)
 
 
-def count_solutions(board: Board, limit: int = 2, timeout: float | None = None) -> CountResult:
+def count_solutions(
+    board: Board, limit: int = 2, timeout: float | None = None, cancel: Callable[[], bool] | None = None
+) -> CountResult:
     """Count solutions up to ``limit``: 2 tells 'unique' from 'several'."""
     if validate(board):
         return CountResult(0, limit, True)
-    search, timed_out, _ = _search(board, timeout, limit)
+    search, timed_out, _ = _search(board, timeout, limit, cancel)
     first = _to_text(search.solutions[0], search.t) if search.solutions else None
     return CountResult(len(search.solutions), limit, not timed_out, first)
 

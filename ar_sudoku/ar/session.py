@@ -20,8 +20,9 @@ import numpy as np
 
 from ar_sudoku.ar.overlay import OverlayRenderer
 from ar_sudoku.ar.solve_worker import SolveHandle, SolveWorker
-from ar_sudoku.reading import BoardResult, check_reading, read_grid, read_oriented
-from ar_sudoku.vision.digits import DigitReader, Reading
+from ar_sudoku.reading import read_grid, read_oriented
+from ar_sudoku.rules import BoardResult, Reading
+from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.grid import find_grid, to_gray
 from ar_sudoku.vision.tracker import GridTracker
 
@@ -138,12 +139,7 @@ class ARSession:
             self.handle = None
             return
         self.result = None
-        timeout = self.cfg.solve_timeout
-
-        def job(cancel: object) -> BoardResult:
-            return check_reading(reading, timeout, overrides=overrides, require_unique=True)
-
-        self.handle = self.worker.submit_job(key, timeout, job)
+        self.handle = self.worker.submit_reading(reading, self.cfg.solve_timeout, overrides, True, key)
 
     def _poll(self) -> None:
         if self.handle is None or not self.handle.done():

@@ -1,28 +1,63 @@
 """One background thread that solves readings so the frame loop never waits.
 
-The loop calls :meth:`SolveWorker.submit` with a givens string and a time
-budget and gets a :class:`SolveHandle` back at once; it polls ``handle.done()``
-on later frames. Only the newest submission matters: a newer one cancels the
-search in progress and drops any still queued, whose handles report
-``superseded``. Pure-Python search holds the GIL, so the worker also shortens
-the interpreter's switch interval while it runs, which keeps the frame loop's
-OpenCV calls from queueing behind it.
+The loop calls :meth:`SolveWorker.submit` (a givens string) or
+:meth:`SolveWorker.submit_reading` (a model reading, repaired with the rules)
+with a time budget and gets a :class:`SolveHandle` back at once; it polls
+``handle.done()`` on later frames. Only the newest submission matters: a newer
+one cancels the search in progress and drops any still queued, whose handles
+report ``superseded``.
+
+The thread hands each job to a child process and waits on a pipe. A
+pure-Python search in a thread would hold the GIL and slow every OpenCV call of
+the frame loop (measured: 11 ms -> 28 ms a frame); in its own process it costs
+the loop nothing. The child polls the pipe inside the search, so a cancel
+lands within milliseconds. If no child process can be started, the jobs run
+on the thread itself.
 """
 
 from __future__ import annotations
 
-import sys
+import contextlib
+import multiprocessing as mp
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ar_sudoku.rules import Reading, check_reading
 from ar_sudoku.solver import Board, SolveResult, parse_line, solve
 
-Job = Callable[[Callable[[], bool]], Any]  # gets a cancel() poll, returns the result
+Job = tuple  # ("solve", givens, timeout) | ("check", reading, timeout, overrides, require_unique)
 
-SWITCH_INTERVAL = 0.0005  # seconds; CPython's default is 0.005
+
+def run_job(job: Job, cancel: Callable[[], bool]) -> Any:
+    """Run one job (in the child process, or on the thread as a fallback)."""
+    try:
+        if job[0] == "solve":
+            return solve(parse_line(job[1]), job[2], cancel)
+        _, reading, timeout, overrides, require_unique = job
+        return check_reading(reading, timeout, overrides=overrides, require_unique=require_unique, cancel=cancel)
+    except ValueError:  # a malformed reading is simply not solvable
+        return SolveResult("invalid")
+
+
+def _child(conn: Any) -> None:
+    """The solver process: jobs in, results out; any message during a job cancels it."""
+    while True:
+        try:
+            msg = conn.recv()
+        except (EOFError, OSError):
+            return
+        if msg is None:
+            return
+        if msg[0] == "cancel":
+            continue  # arrived after its job had finished
+        result = run_job(msg, conn.poll)
+        try:
+            conn.send(result)
+        except (BrokenPipeError, OSError):
+            return
 
 
 @dataclass(eq=False)
@@ -31,12 +66,13 @@ class SolveHandle:
 
     givens: str
     timeout: float
-    job: Job | None = field(default=None, repr=False)
+    job: Job = ()
     submitted: float = field(default_factory=time.perf_counter)
     _event: threading.Event = field(default_factory=threading.Event, repr=False)
     _result: Any = None
     _superseded: bool = False
     _cancel: threading.Event = field(default_factory=threading.Event, repr=False)
+    finished: float = 0.0
 
     def done(self) -> bool:
         return self._event.is_set()
@@ -63,32 +99,50 @@ class SolveHandle:
         return getattr(self._result, "status", "done")
 
     def _finish(self, result: Any, superseded: bool = False) -> None:
+        self.finished = time.perf_counter()
         self._result = result
         self._superseded = superseded
         self._event.set()
 
 
 class SolveWorker:
-    """A single solver thread with a one-slot queue (newest wins)."""
+    """A single solver thread (driving one solver process) with a one-slot queue: newest wins."""
 
-    def __init__(self) -> None:
+    def __init__(self, use_process: bool = True) -> None:
         self._cond = threading.Condition()
         self._pending: SolveHandle | None = None
         self._running: SolveHandle | None = None
         self._stop = False
+        self._proc: Any = None
+        self._conn: Any = None
+        if use_process:
+            self._start_process()
         self._thread = threading.Thread(target=self._loop, name="ar-sudoku-solver", daemon=True)
-        self._old_interval = sys.getswitchinterval()
-        sys.setswitchinterval(min(self._old_interval, SWITCH_INTERVAL))
         self._thread.start()
+
+    def _start_process(self) -> None:
+        try:
+            ctx = mp.get_context("spawn")  # no fork of a process that holds threads and OpenCV state
+            parent, child = ctx.Pipe()
+            proc = ctx.Process(target=_child, args=(child,), name="ar-sudoku-solver", daemon=True)
+            proc.start()
+            child.close()
+            self._proc, self._conn = proc, parent
+        except (OSError, RuntimeError):
+            self._proc = self._conn = None
 
     def submit(self, givens: str | Board, timeout: float = 2.0) -> SolveHandle:
         """Queue a reading (81 chars or a Board); returns a handle immediately."""
         text = givens.to_string() if isinstance(givens, Board) else givens
-        return self.submit_job(text, timeout, None)
+        return self._submit(SolveHandle(text, timeout, ("solve", text, timeout)))
 
-    def submit_job(self, givens: str, timeout: float, job: Job | None) -> SolveHandle:
-        """Queue any solving job (e.g. a reading to check with the rules); newest wins."""
-        handle = SolveHandle(givens, timeout, job)
+    def submit_reading(self, reading: Reading, timeout: float = 1.5, overrides: dict[int, int] | None = None,
+                       require_unique: bool = True, key: str | None = None) -> SolveHandle:
+        """Queue a model reading to be solved and, if it breaks the rules, repaired."""
+        job = ("check", reading, timeout, dict(overrides or {}), require_unique)
+        return self._submit(SolveHandle(key or reading.givens, timeout, job))
+
+    def _submit(self, handle: SolveHandle) -> SolveHandle:
         with self._cond:
             if self._stop:
                 raise RuntimeError("the solve worker is closed")
@@ -100,6 +154,20 @@ class SolveWorker:
             self._cond.notify()
         return handle
 
+    def _run_in_process(self, handle: SolveHandle) -> Any:
+        conn = self._conn
+        conn.send(handle.job)
+        cancelled = False
+        # the child has its own deadline; this one only guards against a child that died
+        limit = time.perf_counter() + handle.timeout * 4 + 10
+        while not conn.poll(0.005):
+            if handle._cancel.is_set() and not cancelled:
+                conn.send(("cancel",))
+                cancelled = True
+            if time.perf_counter() > limit or not self._proc.is_alive():
+                raise OSError("the solver process stopped answering")
+        return conn.recv()
+
     def _loop(self) -> None:
         while True:
             with self._cond:
@@ -110,19 +178,32 @@ class SolveWorker:
                 handle, self._pending = self._pending, None
                 self._running = handle
             assert handle is not None
-            try:
-                if handle.job is not None:
-                    result = handle.job(handle._cancel.is_set)
-                else:
-                    result = solve(parse_line(handle.givens), handle.timeout, handle._cancel.is_set)
-            except ValueError:  # a malformed reading is simply not solvable
-                result = SolveResult("invalid")
+            result = None
+            if self._conn is not None:
+                try:
+                    result = self._run_in_process(handle)
+                except (OSError, EOFError):
+                    self._shutdown_process()
+            if result is None and self._conn is None:
+                result = run_job(handle.job, handle._cancel.is_set)
             with self._cond:
                 self._running = None
             handle._finish(result, superseded=handle._cancel.is_set())
 
+    def _shutdown_process(self) -> None:
+        if self._proc is None:
+            return
+        with contextlib.suppress(OSError, BrokenPipeError):
+            self._conn.send(None)
+        self._proc.join(timeout=1.0)
+        if self._proc.is_alive():
+            self._proc.kill()
+            self._proc.join(timeout=1.0)
+        self._conn.close()
+        self._proc = self._conn = None
+
     def close(self) -> None:
-        """Cancel what is running, drop what is queued, and join the thread."""
+        """Cancel what is running, drop what is queued, join the thread and stop the process."""
         with self._cond:
             self._stop = True
             if self._pending is not None:
@@ -132,7 +213,7 @@ class SolveWorker:
                 self._running._cancel.set()
             self._cond.notify_all()
         self._thread.join()
-        sys.setswitchinterval(self._old_interval)
+        self._shutdown_process()
 
     def __enter__(self) -> SolveWorker:
         return self

@@ -92,9 +92,12 @@ def save_calibration(path: Path, cal: Calibration) -> None:
 def load_calibration(path: Path) -> Calibration:
     if not path.is_file():
         raise CalibrationError(f"{path}: no such calibration file")
+    head = path.open("rb").read(64).lstrip()
+    if not (head.startswith(b"%YAML") or head.startswith(b"<?xml")):
+        raise CalibrationError(f"{path}: not a calibration file (not OpenCV YAML/XML)")
     try:
         fs = cv2.FileStorage(str(path), cv2.FILE_STORAGE_READ)
-    except cv2.error as exc:
+    except (cv2.error, SystemError) as exc:  # OpenCV's parser reports some bad files as SystemError
         raise CalibrationError(f"{path}: not a calibration file (not OpenCV YAML/XML)") from exc
     try:
         if not fs.isOpened():
@@ -162,7 +165,7 @@ def find_board(gray: np.ndarray, pattern: tuple[int, int]) -> np.ndarray | None:
 
 
 def view_differs(corners: np.ndarray, taken: list[np.ndarray], size: tuple[int, int],
-                 min_shift: float = 0.08) -> bool:
+                 min_shift: float = 0.05) -> bool:
     """A new view is worth keeping if the board moved or tilted enough from every view taken."""
     c = corners.reshape(-1, 2)
     diag = float(np.hypot(*size))

@@ -9,12 +9,12 @@ sent; they read as empty with full confidence.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
 import numpy as np
 
+from ar_sudoku.rules import Reading
 from ar_sudoku.vision.cells import CellCuts
 
 MODEL_NAME = "digits.onnx"
@@ -22,19 +22,6 @@ MODEL_NAME = "digits.onnx"
 
 class ModelError(RuntimeError):
     """The model file is missing or unusable."""
-
-
-@dataclass(frozen=True)
-class Reading:
-    """What the model saw in 81 cells: digits (0 = empty), confidences and full probabilities."""
-
-    digits: np.ndarray  # (81,) int
-    confidence: np.ndarray  # (81,) float in [0, 1]
-    probs: np.ndarray  # (81, 10): P(empty), P(1)..P(9)
-
-    @property
-    def givens(self) -> str:
-        return "".join(str(d) if d else "." for d in self.digits)
 
 
 def default_model_path() -> Path:

@@ -1,0 +1,196 @@
+"""Benchmark the live loop on a video: per-stage timings, fps, lock and switch latency.
+
+    python scripts/bench_live.py                       # samples/demo.mp4 (1280x720)
+    python scripts/bench_live.py clip.mp4 --truth clip.truth.jsonl
+
+Stages per frame: decode, find/track (grid detection and optical flow), read
+(cells + model, only on frames that read), draw (overlay + status), encode
+(mp4 writer), and undistort (precomputed remap maps, as ``--calibration``
+costs). Solve runs on the worker thread: its wall time per submission is
+reported apart. The run is repeated with a second thread grinding on an
+unsolvable puzzle to show the loop's frame time does not depend on the solver.
+Lock and switch latencies need the truth file that make_sample_video.py writes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ar_sudoku.ar.overlay import draw_status
+from ar_sudoku.ar.session import ARSession
+from ar_sudoku.ar.solve_worker import SolveWorker
+from ar_sudoku.io.sinks import VideoSink
+from ar_sudoku.io.sources import open_source
+from ar_sudoku.solver import parse_line, solve
+from ar_sudoku.vision.camera import Calibration
+from ar_sudoku.vision.digits import DigitReader
+
+ROOT = Path(__file__).resolve().parents[1]
+PATHOLOGICAL = ".....5.8....6.1.43..........1.5........1.6...3.......553.....61........4........."
+
+
+class TimedWorker(SolveWorker):
+    """A solve worker that records each submission's wall time, submit to done."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.handles: list = []
+
+    def _submit(self, handle):
+        self.handles.append(handle)
+        return super()._submit(handle)
+
+    @property
+    def durations(self) -> list[float]:
+        return [(h.finished - h.submitted) * 1e3 for h in self.handles if h.done() and not h.superseded]
+
+
+def stats(xs: list[float]) -> str:
+    if not xs:
+        return "   -"
+    return (f"mean {statistics.mean(xs):6.2f}  median {statistics.median(xs):6.2f}  "
+            f"p95 {np.percentile(xs, 95):6.2f}  max {max(xs):6.2f}")
+
+
+def decode_only(path: str) -> tuple[int, float]:
+    t = time.perf_counter()
+    n = 0
+    with open_source(path) as src:
+        for _ in src:
+            n += 1
+    return n, n / (time.perf_counter() - t)
+
+
+def run(path: str, reader: DigitReader, undistort: bool) -> dict:
+    worker = TimedWorker()
+    stages: dict[str, list[float]] = {k: [] for k in ("decode", "undistort", "find", "read", "draw", "encode",
+                                                      "frame")}
+    results = []
+    tracked_frame_ms: list[float] = []
+    with open_source(path) as src, ARSession(reader, worker) as session, \
+            tempfile.TemporaryDirectory() as tmp, \
+            VideoSink(Path(tmp) / "out.mp4", (src.info.width, src.info.height), src.info.fps) as sink:
+        und = None
+        if undistort:
+            w, h = src.info.width, src.info.height
+            k = np.array([[0.9 * w, 0, w / 2], [0, 0.9 * w, h / 2], [0, 0, 1]])
+            und = Calibration(k, np.array([[-0.2, 0.05, 0, 0, 0]]), (w, h), 0.3, 20).undistorter((w, h))
+        frames = iter(src)
+        start = time.perf_counter()
+        while True:
+            t0 = time.perf_counter()
+            try:
+                frame = next(frames)
+            except StopIteration:
+                break
+            t1 = time.perf_counter()
+            if und is not None:
+                frame = und(frame)
+            t2 = time.perf_counter()
+            res = session.step(frame)
+            t3 = time.perf_counter()
+            session.draw(frame, res)
+            draw_status(frame, [f"{res.status}"])
+            t4 = time.perf_counter()
+            sink.write(frame)
+            t5 = time.perf_counter()
+            stages["decode"].append((t1 - t0) * 1e3)
+            stages["undistort"].append((t2 - t1) * 1e3)
+            stages["find"].append(res.timings.get("find", 0.0))
+            if res.timings.get("read", 0.0) > 0.5:
+                stages["read"].append(res.timings["read"])
+            stages["draw"].append((t4 - t3) * 1e3)
+            stages["encode"].append((t5 - t4) * 1e3)
+            stages["frame"].append((t5 - t0) * 1e3)
+            if res.solution:
+                tracked_frame_ms.append((t4 - t1) * 1e3)  # the loop's own work on a tracked, solved frame
+            results.append(res)
+        total = time.perf_counter() - start
+    worker.close()
+    return {"stages": stages, "results": results, "total": total, "solve": worker.durations,
+            "tracked_ms": tracked_frame_ms}
+
+
+def latencies(results, truth_path: Path) -> list[str]:
+    truth = [json.loads(x) for x in truth_path.read_text().splitlines()]
+    out = []
+    seen: list[str] = []
+    for t in truth:
+        if t["givens"] and t["givens"] not in seen:
+            seen.append(t["givens"])
+    for k, givens in enumerate(seen):
+        solution = solve(parse_line(givens)).solution
+        in_view = next(t["frame"] for t in truth if t["givens"] == givens and t["visible"])
+        drawn = next((r.frame for r in results if r.solution == solution and r.frame >= in_view), None)
+        label = "first puzzle: lock" if k == 0 else f"puzzle {k + 1}: switch"
+        if drawn is None:
+            out.append(f"{label}: never drawn (fully in view from frame {in_view})")
+        else:
+            out.append(f"{label} {drawn - in_view} frames after it is fully in view (frame {in_view} -> {drawn})")
+    solutions = {g: solve(parse_line(g)).solution for g in seen}
+    wrong = sum(1 for r, t in zip(results, truth) if r.solution and r.solution != solutions.get(t["givens"]))
+    out.append(f"frames with a wrong or misplaced solution drawn: {wrong}")
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("video", nargs="?", default=str(ROOT / "samples" / "demo.mp4"))
+    ap.add_argument("--truth", type=Path, help="per-frame truth JSONL (default: VIDEO.truth.jsonl if present)")
+    args = ap.parse_args()
+    truth = args.truth or Path(args.video).with_suffix(".truth.jsonl")
+    reader = DigitReader()
+    n, dec_fps = decode_only(args.video)
+    base = run(args.video, reader, undistort=False)
+    with open_source(args.video) as s:
+        w, h = s.info.width, s.info.height
+    print(f"video {args.video}: {n} frames at {w}x{h}")
+    print(f"decode only: {dec_fps:.1f} fps")
+    fps = len(base["results"]) / base["total"]
+    print(f"full loop (decode+track/read+draw+encode): {fps:.1f} fps")
+    tracked = base["tracked_ms"]
+    if tracked:
+        print(f"tracked, solved frames, the loop's own work (no decode/encode): median "
+              f"{statistics.median(tracked):.2f} ms = {1000 / statistics.median(tracked):.0f} fps; "
+              f"p95 {np.percentile(tracked, 95):.2f} ms")
+    print("per-stage ms per frame:")
+    for name in ("decode", "find", "read", "draw", "encode", "frame"):
+        extra = " (frames that read only)" if name == "read" else ""
+        print(f"  {name:<9} {stats(base['stages'][name])}{extra}")
+    print(f"  {'solve':<9} {stats(base['solve'])} (worker thread, {len(base['solve'])} submissions)")
+    und = run(args.video, reader, undistort=True)
+    print(f"  undistort {stats(und['stages']['undistort'])} (remap with precomputed maps, --calibration)")
+    if truth.exists():
+        for line in latencies(base["results"], truth):
+            print(line)
+    # the solver grinding on a garbage reading (in its worker, as in the app) must not slow the loop
+    stop = threading.Event()
+
+    def grind() -> None:
+        with SolveWorker() as w:
+            while not stop.is_set():
+                w.submit(PATHOLOGICAL, timeout=5.0).wait(6.0)
+
+    g = threading.Thread(target=grind, daemon=True)
+    g.start()
+    time.sleep(1.0)  # the worker's process is up and searching
+    busy = run(args.video, reader, undistort=False)
+    stop.set()
+    g.join()
+    a, b = base["stages"]["frame"], busy["stages"]["frame"]
+    print(f"frame time with the solver idle: median {statistics.median(a):.2f} ms; while it grinds on an "
+          f"unsolvable reading: median {statistics.median(b):.2f} ms ({len(busy['results']) / busy['total']:.1f} fps)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
