@@ -95,13 +95,14 @@ def check_reading(reading: Reading, timeout: float = 1.0, max_tries: int = 40,
     # alternatives: for each inked cell, its second-best class; cost = how much less likely it is
     alts = []
     for i in range(81):
-        if i in fixed or digits[i] == 0:
+        if i in fixed:
             continue
         p = reading.probs[i]
-        order = np.argsort(-p)
-        for alt in order[1:3]:
-            if alt != digits[i]:
-                alts.append((float(np.log(p[digits[i]] + 1e-9) - np.log(p[alt] + 1e-9)), i, int(alt)))
+        d = int(digits[i])
+        for alt in np.argsort(-p)[:5]:
+            alt = int(alt)
+            if alt != d and p[alt] > 0.02:
+                alts.append((float(np.log(p[d] + 1e-9) - np.log(p[alt] + 1e-9)), i, alt))
     alts.sort()
     alts = alts[:12]
     tries = 0

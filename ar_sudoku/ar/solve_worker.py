@@ -28,6 +28,7 @@ from typing import Any
 from ar_sudoku.rules import Reading, check_reading
 from ar_sudoku.solver import Board, SolveResult, parse_line, solve
 
+READY_TIMEOUT = 20.0  # seconds; a cold start on a slow disk compiles the modules first
 Job = tuple  # ("solve", givens, timeout) | ("check", reading, timeout, overrides, require_unique)
 
 
@@ -44,6 +45,7 @@ def run_job(job: Job, cancel: Callable[[], bool]) -> Any:
 
 def _child(conn: Any) -> None:
     """The solver process: jobs in, results out; any message during a job cancels it."""
+    conn.send("ready")  # imports are done: the first job will not pay for them
     while True:
         try:
             msg = conn.recv()
@@ -127,8 +129,12 @@ class SolveWorker:
             proc = ctx.Process(target=_child, args=(child,), name="ar-sudoku-solver", daemon=True)
             proc.start()
             child.close()
+            # wait for it once, at start-up, so the first puzzle does not wait for Python to import
+            if not parent.poll(READY_TIMEOUT) or parent.recv() != "ready":
+                proc.kill()
+                raise OSError("the solver process did not start")
             self._proc, self._conn = proc, parent
-        except (OSError, RuntimeError):
+        except (OSError, RuntimeError, EOFError):
             self._proc = self._conn = None
 
     def submit(self, givens: str | Board, timeout: float = 2.0) -> SolveHandle:

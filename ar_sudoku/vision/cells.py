@@ -19,6 +19,7 @@ CELL = 32  # pixels per cell in the warped grid
 INPUT = 28  # model input side
 FIT = 20  # the digit's longer side in the input
 INK = 0.38  # ink threshold on the contrast-normalised cell
+FAINT = 0.22  # a second, lower threshold: faint print the rules may still want to consider
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,7 @@ class CellCuts:
     patches: np.ndarray  # (81, INPUT, INPUT) float32 in [0, 1], ink bright
     has_ink: np.ndarray  # (81,) bool
     ink_score: np.ndarray  # (81,) float, how sure the cell is not empty (0..1)
+    faint: np.ndarray  # (81,) bool: empty at INK but a digit-sized blob at FAINT (patch filled in)
 
 
 def warp_grid(gray: np.ndarray, corners: np.ndarray, cell: int = CELL, n: int = 9) -> np.ndarray:
@@ -76,13 +78,13 @@ def _strip_lines(mask: np.ndarray) -> np.ndarray:
     return out
 
 
-def digit_patch(norm_cell: np.ndarray) -> tuple[np.ndarray | None, float]:
+def digit_patch(norm_cell: np.ndarray, ink_level: float = INK) -> tuple[np.ndarray | None, float]:
     """The centred digit from one normalised cell, or None if the cell is empty.
 
     Also returns an ink score in [0, 1] (how clearly a digit-sized blob is there).
     """
     s = norm_cell.shape[0]
-    mask = (norm_cell > INK).astype(np.uint8)
+    mask = (norm_cell > ink_level).astype(np.uint8)
     mask = _strip_lines(mask)
     num, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     best = -1
@@ -134,6 +136,7 @@ def cut_cells(warped: np.ndarray, cell: int = CELL) -> CellCuts:
     norm = normalise(warped, cell)
     patches = np.zeros((81, INPUT, INPUT), np.float32)
     has = np.zeros(81, bool)
+    faint = np.zeros(81, bool)
     score = np.zeros(81, np.float32)
     for i in range(81):
         r, c = divmod(i, 9)
@@ -143,4 +146,9 @@ def cut_cells(warped: np.ndarray, cell: int = CELL) -> CellCuts:
             patches[i] = p
             has[i] = True
             score[i] = ink
-    return CellCuts(patches, has, score)
+        elif sub.max() > FAINT:
+            p, _ = digit_patch(sub, FAINT)
+            if p is not None:
+                patches[i] = p
+                faint[i] = True
+    return CellCuts(patches, has, score, faint)

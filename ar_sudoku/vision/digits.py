@@ -18,6 +18,7 @@ from ar_sudoku.rules import Reading
 from ar_sudoku.vision.cells import CellCuts
 
 MODEL_NAME = "digits.onnx"
+FAINT_SHARE = 0.2  # how much a faint cell's digit is believed before the rules ask for it
 
 
 class ModelError(RuntimeError):
@@ -59,10 +60,16 @@ class DigitReader:
         return e / e.sum(axis=1, keepdims=True)
 
     def read(self, cuts: CellCuts) -> Reading:
+        """Digits of the inked cells; faint cells stay empty but keep a small share for the digit
+        the model sees, so the rules can add it back if the puzzle needs it."""
         probs = np.zeros((81, 10), np.float32)
         probs[:, 0] = 1.0
-        idx = np.flatnonzero(cuts.has_ink)
+        idx = np.flatnonzero(cuts.has_ink | cuts.faint)
         if len(idx):
-            probs[idx] = self.probabilities(cuts.patches[idx])
+            p = self.probabilities(cuts.patches[idx])
+            faint = cuts.faint[idx]
+            p[faint] = FAINT_SHARE * p[faint]
+            p[faint, 0] += 1.0 - FAINT_SHARE
+            probs[idx] = p
         digits = probs.argmax(axis=1)
         return Reading(digits, probs.max(axis=1), probs)
