@@ -135,6 +135,7 @@ def _open_everything(args: argparse.Namespace, spec: str | int, headless: bool):
     from ar_sudoku.io.sinks import JsonlLog, SinkError, VideoSink, check_writable
     from ar_sudoku.io.sources import SourceError, open_source
     from ar_sudoku.io.window import Window, WindowError
+    from ar_sudoku.vision.camera import CalibrationError
     from ar_sudoku.vision.digits import DigitReader, ModelError
 
     stack = ExitStack()
@@ -150,7 +151,11 @@ def _open_everything(args: argparse.Namespace, spec: str | int, headless: bool):
             from ar_sudoku.vision.camera import load_calibration_arg
 
             calib = load_calibration_arg(args.calibration)
-            undistort = calib.undistorter((source.info.width, source.info.height))
+            size = (source.info.width, source.info.height)
+            scaled = calib.scaled(size)
+            if scaled.note:
+                print(f"ar-sudoku: calibration {scaled.note}", file=sys.stderr)
+            undistort = scaled.undistorter(size)
         reader = DigitReader(getattr(args, "model", None))
         session = stack.enter_context(ARSession(reader))
         window = None if headless else Window()
@@ -161,7 +166,7 @@ def _open_everything(args: argparse.Namespace, spec: str | int, headless: bool):
             sink = stack.enter_context(VideoSink(args.output, (source.info.width, source.info.height),
                                                  source.info.fps if source.info.kind != "images" else 2.0))
         log = stack.enter_context(JsonlLog(args.jsonl)) if args.jsonl else None
-    except (SourceError, SinkError, WindowError, ModelError) as exc:
+    except (SourceError, SinkError, WindowError, ModelError, CalibrationError) as exc:
         stack.close()
         raise CliError(str(exc)) from exc
     except BaseException:

@@ -112,9 +112,16 @@ def cmd_image(args: argparse.Namespace) -> int:
         except ValueError as exc:
             result = BoardResult("error", message=f"{src}: {exc}")
         else:
+            result = None
             if calib is not None:
-                image = calib.undistort_image(image)
-            result = process_image(image, reader, args.timeout, overrides)
+                from ar_sudoku.vision.camera import CalibrationError
+
+                try:
+                    image = calib.undistort_image(image)
+                except CalibrationError as exc:
+                    result = BoardResult("error", message=f"{src}: {exc}")
+            if result is None:
+                result = process_image(image, reader, args.timeout, overrides)
         if result.status != "solved":
             code = EXIT_UNSOLVED
         if args.json:

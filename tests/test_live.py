@@ -235,3 +235,18 @@ def test_folder_and_single_image_sources(tmp_path, video, capsys):
     assert len(log.read_text().splitlines()) == 7
     code, err = _cli(capsys, ["video", str(d / "000.png"), "--headless", "--jsonl", str(log)])
     assert code == 0 and len(log.read_text().splitlines()) == 1
+
+
+def test_a_stream_cut_short_says_so_and_keeps_the_recording(tmp_path, video, capsys):
+    path, truth = video
+    data = path.read_bytes()
+    cut = tmp_path / "cut.avi"
+    cut.write_bytes(data[: len(data) // 2])
+    out = tmp_path / "o.avi"
+    code, err = _cli(capsys, ["video", str(cut), "--headless", "--output", str(out)])
+    assert code == 1 and "cut short" in err
+    cap = cv2.VideoCapture(str(out))
+    n = 0
+    while cap.read()[0]:
+        n += 1
+    assert 0 < n < len(truth)

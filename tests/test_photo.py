@@ -124,3 +124,18 @@ def test_usage_errors(tmp_path, capsys):
 def test_bundled_sample_photo(tmp_path, capsys):
     code, out, _ = _run(capsys, ["image", str(ROOT / "samples" / "photo.jpg"), "--out-dir", str(tmp_path)])
     assert code == 0 and (tmp_path / "photo_solved.png").exists()
+
+
+def test_a_printed_sheet_reads_back(tmp_path, reader):
+    """What a new user prints (generate --sheet) is what the camera must read."""
+    from ar_sudoku.render import sheet_png
+    from ar_sudoku.synth import background, place
+
+    p = generate("hard", seed=12)
+    sheet = sheet_png(p.puzzle, "test")
+    h, w = sheet.shape[:2]
+    page_quad = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    frame = place(sheet, page_quad, quad((640, 400), 560, 6, 0.08) * np.float32([1, 1.4]) - np.float32([0, 150]),
+                  background((1280, 1000)), blur=0.8)
+    res = process_image(frame, reader)
+    assert res.givens == p.puzzle and res.solution == p.solution
