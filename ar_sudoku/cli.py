@@ -7,6 +7,7 @@ timed out, no grid), 2 bad input or usage. Errors are one line on stderr.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -218,7 +219,21 @@ def _add_more_commands(sub: argparse._SubParsersAction) -> None:
 _REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = []
 
 
+def quiet_opencv() -> None:
+    """Our one-line messages replace OpenCV's and FFmpeg's own logs (set the variables to see them)."""
+    import os
+
+    os.environ.setdefault("OPENCV_LOG_LEVEL", "OFF")
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")  # AV_LOG_QUIET
+    if "cv2" in sys.modules:
+        import cv2
+
+        with contextlib.suppress(AttributeError):
+            cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    quiet_opencv()
     import ar_sudoku.calib_cli  # noqa: F401  (these register their subcommands)
     import ar_sudoku.live_cli  # noqa: F401
     import ar_sudoku.photo_cli  # noqa: F401

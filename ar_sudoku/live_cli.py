@@ -49,7 +49,7 @@ class FpsMeter:
 
 
 def status_lines(result, fps: float, dropped: int = 0) -> list[str]:
-    line = f"{fps:4.0f} fps   {result.status}"
+    line = f"{fps:4.0f} fps   {result.status.replace('_', ' ')}"
     if dropped:
         line += f"   dropped {dropped}"
     lines = [line]
@@ -62,7 +62,7 @@ def run_loop(source, session, *, sink=None, log=None, window=None, show_status: 
              progress: bool = False, undistort=None) -> RunStats:
     """Read, step, draw, write/show every frame until the source ends or the user quits."""
     from ar_sudoku.ar.overlay import draw_status
-    from ar_sudoku.io.sources import SourceError
+    from ar_sudoku.io.sources import SourceError, wait_fps
     from ar_sudoku.io.window import UiState, cell_at, handle_key
 
     stats = RunStats()
@@ -75,7 +75,13 @@ def run_loop(source, session, *, sink=None, log=None, window=None, show_status: 
         bar = tqdm(total=source.info.frames, unit="frame", disable=not sys.stderr.isatty(), leave=True,
                    dynamic_ncols=True)
     t_start = time.perf_counter()
+    # a file shown on screen plays at its own rate; headless runs go as fast as they can
+    pace = window is not None and source.info.kind == "video"
+    tick = t_start
     last = None
+    raw = None
+    refreshed = 0.0
+    exhausted = False
     frames = iter(source)
     try:
         while not ui.quit:
@@ -83,9 +89,11 @@ def run_loop(source, session, *, sink=None, log=None, window=None, show_status: 
                 try:
                     frame = next(frames)
                 except StopIteration:
+                    exhausted = True
                     break
                 if undistort is not None:
                     frame = undistort(frame)
+                raw = frame.copy() if window is not None else None
                 result = session.step(frame)
                 out = session.draw(frame, result)
                 fps = meter.tick()
@@ -103,12 +111,26 @@ def run_loop(source, session, *, sink=None, log=None, window=None, show_status: 
                 if bar is not None:
                     bar.update(1)
                 last = (out, result)
+            elif window is not None and raw is not None and time.perf_counter() - refreshed > 0.1:
+                # paused: keep redrawing the still frame so a correction shows once it is solved
+                refreshed = time.perf_counter()
+                frame = raw.copy()
+                result = session.step(frame)
+                out = session.draw(frame, result)
+                if ui.show_status:
+                    draw_status(out, status_lines(result, meter.tick(), 0) + ["paused"])
+                last = (out, result)
             if window is not None:
+                if pace:
+                    tick = wait_fps(tick, source.info.fps)
                 window.show(last[0])
                 key = window.poll(1)
                 click = window.take_click()
                 if click is not None:
                     ui.selected = cell_at(click, last[1].corners)
+                    if ui.selected is not None:
+                        r, c = divmod(ui.selected, 9)
+                        print(f"r{r + 1}c{c + 1} selected: type a digit (0 or Backspace clears)", file=sys.stderr)
                 action = handle_key(key, ui)
                 if action.kind == "snapshot":
                     name = f"ar-sudoku-snapshot-{last[1].frame:05d}.png"
@@ -124,7 +146,7 @@ def run_loop(source, session, *, sink=None, log=None, window=None, show_status: 
         stats.seconds = time.perf_counter() - t_start
         if bar is not None:
             bar.close()
-    if getattr(source, "truncated", False) and not stats.failure:
+    if exhausted and getattr(source, "truncated", False) and not stats.failure:
         stats.failure = (f"{source.info.name}: the stream ended at frame {stats.frames} of "
                          f"{source.info.frames} (corrupt or cut short)")
     return stats

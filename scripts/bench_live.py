@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -142,11 +143,51 @@ def latencies(results, truth_path: Path) -> list[str]:
     return out
 
 
+def rss_mb() -> float:
+    """Resident memory now (not the peak), from /proc."""
+    with open("/proc/self/statm") as f:
+        pages = int(f.read().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE") / 1e6
+
+
+def soak(path: str, frames: int) -> int:
+    """Run the loop over many frames (the video looped) and print memory as it goes."""
+    reader = DigitReader()
+    n = 0
+    marks = []
+    t0 = time.perf_counter()
+    with ARSession(reader) as session, tempfile.TemporaryDirectory() as tmp:
+        with open_source(path) as s0:
+            size, fps = (s0.info.width, s0.info.height), s0.info.fps
+        with VideoSink(Path(tmp) / "soak.mp4", size, fps) as sink:
+            while n < frames:
+                with open_source(path) as src:
+                    for frame in src:
+                        res = session.step(frame)
+                        session.draw(frame, res)
+                        sink.write(frame)
+                        n += 1
+                        if n % 1000 == 0 or n == 100:
+                            marks.append((n, rss_mb()))
+                            print(f"frame {n:6d}: RSS {marks[-1][1]:.1f} MB", flush=True)
+                        if n >= frames:
+                            break
+    dt = time.perf_counter() - t0
+    first, last = marks[0][1], marks[-1][1]
+    print(f"{n} frames in {dt:.0f} s ({n / dt:.1f} fps); RSS {first:.1f} MB at frame {marks[0][0]} -> "
+          f"{last:.1f} MB at frame {marks[-1][0]} ({last - first:+.1f} MB)")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("video", nargs="?", default=str(ROOT / "samples" / "demo.mp4"))
     ap.add_argument("--truth", type=Path, help="per-frame truth JSONL (default: VIDEO.truth.jsonl if present)")
+    ap.add_argument("--soak", type=int, default=0, metavar="N",
+                    help="instead: run N frames (the video looped) and report memory over time")
     args = ap.parse_args()
+    if args.soak:
+        return soak(args.video, args.soak)
     truth = args.truth or Path(args.video).with_suffix(".truth.jsonl")
     reader = DigitReader()
     n, dec_fps = decode_only(args.video)

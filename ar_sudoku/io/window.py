@@ -84,13 +84,17 @@ class Window:
     """An OpenCV window with a click handler; ``poll`` returns the key pressed (or -1)."""
 
     def __init__(self, title: str = WINDOW):
+        os.environ.setdefault("QT_LOGGING_RULES", "*.debug=false;qt.qpa.*=false")
+        fonts = "/usr/share/fonts/truetype/dejavu"
+        if os.path.isdir(fonts):
+            os.environ.setdefault("QT_QPA_FONTDIR", fonts)  # the wheel's Qt ships no fonts
         if not display_available():
             raise WindowError("no screen to show a window on (DISPLAY is not set); "
                               "run headless: ar-sudoku video samples/demo.mp4 --headless --output annotated.mp4")
         self.title = title
         self.click: tuple[int, int] | None = None
         try:
-            cv2.namedWindow(title, cv2.WINDOW_AUTOSIZE)
+            cv2.namedWindow(title, cv2.WINDOW_AUTOSIZE | cv2.WINDOW_GUI_NORMAL)  # no Qt toolbar
             cv2.setMouseCallback(title, self._on_mouse)
         except cv2.error as exc:
             raise WindowError(f"cannot open a window ({exc.err}); try --headless") from exc
