@@ -153,11 +153,48 @@ def _best_quad(mask: np.ndarray, probe: np.ndarray, min_score: float, area_min: 
     return best
 
 
+def _from_pieces(mask: np.ndarray, probe: np.ndarray, min_score: float, area_min: float) -> GridQuad | None:
+    """Rebuild a grid whose outline merged with other print, from its 9 boxes or 81 cells.
+
+    The holes of the line pattern are quads of one size; when 7+ boxes (or 60+
+    cells) are found, their hull is the inside of the grid's border.
+    """
+    contours = imutils.grab_contours(cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE))
+    pieces = []
+    for c in sorted(contours, key=cv2.contourArea, reverse=True)[:150]:
+        a = cv2.contourArea(c)
+        if a < area_min / 100:
+            break
+        x, y, w, h = cv2.boundingRect(c)
+        if 0.6 < w / h < 1.6 and a > 0.6 * w * h:
+            pieces.append((a, c))
+    best: GridQuad | None = None
+    for ref, _ in pieces[:20]:
+        group = [c for a, c in pieces if 0.65 * ref < a < 1.5 * ref]
+        for want, enough in ((9, 7), (81, 60)):
+            if not enough <= len(group) <= want + 2:
+                continue
+            hull = cv2.convexHull(np.vstack(group))
+            if not 0.75 * want < cv2.contourArea(hull) / ref < 1.35 * want:
+                continue
+            quad = _quad_from_contour(hull)
+            if quad is None or cv2.contourArea(quad) < area_min:
+                continue
+            # the lattice of pieces is itself evidence of a grid: faint thin lines may score low
+            score = structure_score(probe, quad)
+            if score >= 0.25 * min_score and (best is None or score > best.score):
+                best = GridQuad(quad, score)
+        if best is not None:
+            return best
+    return best
+
+
 def find_grid(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.02) -> GridQuad | None:
     """The puzzle's grid in ``image`` (BGR or gray), or None when there is none.
 
-    Three passes, cheapest first: the plain binary image; long lines only (a
-    grid touching text or a second puzzle); a gentler threshold (faint print).
+    Passes, cheapest first: the plain binary image; long lines only (a grid
+    touching text or a second puzzle); a gentler threshold (faint print); the
+    grid rebuilt from its boxes or cells (an outline merged with other print).
     """
     gray = to_gray(image)
     h, w = gray.shape[:2]
@@ -173,6 +210,8 @@ def find_grid(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.02
         found = _best_quad(faint, faint, min_score, area_min) or _best_quad(
             long_lines(faint), faint, min_score, area_min
         )
+    if found is None:
+        found = _from_pieces(binary, binary, min_score, area_min)
     if found is None:
         return None
     return GridQuad(found.corners / scale, found.score)
