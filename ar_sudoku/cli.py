@@ -46,9 +46,13 @@ def _read_puzzle_arg(arg: str) -> str:
     if arg == "-":
         return sys.stdin.read()
     path = Path(arg)
-    if path.is_dir():
+    try:
+        is_dir, is_file = path.is_dir(), path.is_file()
+    except OSError:  # e.g. a 256-character puzzle is too long for a file name
+        is_dir = is_file = False
+    if is_dir:
         raise CliError(f"{arg}: is a folder; give a puzzle file or an 81-character puzzle")
-    if path.is_file():
+    if is_file:
         try:
             return path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
@@ -64,7 +68,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from ar_sudoku.solver import PuzzleFormatError, count_solutions, format_grid, parse_puzzles, solve
 
     text = _read_puzzle_arg(args.puzzle)
-    source = "stdin" if args.puzzle == "-" else args.puzzle if Path(args.puzzle).is_file() else "puzzle"
+    source = "stdin" if args.puzzle == "-" else "puzzle" if text is args.puzzle else args.puzzle
     try:
         boards = parse_puzzles(text)
     except PuzzleFormatError as exc:

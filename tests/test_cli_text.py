@@ -84,3 +84,10 @@ def test_help_has_examples(capsys):
         except SystemExit as exc:
             assert exc.code == 0
         assert "examples:" in capsys.readouterr().out
+
+
+def test_16x16_on_the_command_line_and_as_png(tmp_path, capsys):
+    # 256 characters is too long for a file name: it must still be taken as a puzzle
+    assert main(["solve", "1" + "." * 255, "--png", str(tmp_path / "big.png")]) == 0
+    assert len(capsys.readouterr().out.strip()) == 256
+    assert cv2.imread(str(tmp_path / "big.png")) is not None
