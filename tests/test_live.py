@@ -250,3 +250,21 @@ def test_a_stream_cut_short_says_so_and_keeps_the_recording(tmp_path, video, cap
     while cap.read()[0]:
         n += 1
     assert 0 < n < len(truth)
+
+
+def test_corrections_do_not_follow_to_another_puzzle(reader):
+    q = quad((W / 2, H / 2), 380, 0, 0.0)
+    back = background((W, H), 3)
+    fa = place(*page(A.puzzle, seed=1), q, back, 0.6)
+    fb = place(*page(B.puzzle, seed=1), q, back, 0.6)
+    i = A.puzzle.index(".")
+    with ARSession(reader) as s:
+        for _ in range(5):
+            s.step(fa)
+        s.set_override(i, int(A.solution[i]))
+        assert s.overrides
+        for k in range(40):
+            r = s.step(fb)
+            if k % 10 == 0:
+                time.sleep(0.2)
+        assert not s.overrides and r.solution == B.solution

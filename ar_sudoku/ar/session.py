@@ -83,6 +83,7 @@ class ARSession:
         self.last_corners: np.ndarray | None = None
         self.speed = 0.0  # corner motion on the last frame, as a fraction of the grid's diagonal
         self.overrides: dict[int, int] = {}
+        self.override_base: str | None = None  # the reading the corrections were made on
         self.cache: OrderedDict[str, BoardResult] = OrderedDict()  # givens -> checked result
         self._reset_board()
 
@@ -110,12 +111,15 @@ class ARSession:
 
     def set_override(self, cell: int, digit: int) -> None:
         """A user's correction of a misread cell (0 clears); the board is solved again."""
+        if self.votes:
+            self.override_base = self._voted().givens
         self.overrides[cell] = digit
-        if self.votes or self.givens:
+        if self.votes:
             self._submit(self._voted())
 
     def clear_overrides(self) -> None:
         self.overrides.clear()
+        self.override_base = None
 
     # ------------------------------------------------------------------ steps
 
@@ -130,6 +134,9 @@ class ARSession:
         return all(int((r.digits != voted).sum()) <= 1 for r in self.votes)
 
     def _submit(self, reading: Reading) -> None:
+        if self.override_base is not None and sum(
+                a != b for a, b in zip(reading.givens, self.override_base)) > self.cfg.mismatch_new:
+            self.clear_overrides()  # corrections belong to the puzzle they were made on
         overrides = dict(self.overrides)
         self.givens = reading.givens
         key = self.givens + repr(sorted(overrides.items()))
