@@ -79,7 +79,7 @@ def main() -> int:
     worst = 0.0
     failures = 0
     print(f"{'set':<16}{'n':>6}{'mean ms':>10}{'median':>9}{'p99':>9}{'max':>9}"
-          f"{'textbook mean':>15}{'ratio':>8}{'tb unfinished':>15}")
+          f"{'textbook mean':>15}{'ratio':>8}{'tb unfinished':>15}", flush=True)
     for path in sets:
         ours: list[float] = []
         theirs: list[float] = []
@@ -105,7 +105,7 @@ def main() -> int:
         ratio = tb / statistics.mean(ours) if theirs else float("nan")
         print(f"{path.stem:<16}{len(ours):>6}{statistics.mean(ours):>10.2f}{statistics.median(ours):>9.2f}"
               f"{pct(ours, 0.99):>9.2f}{max(ours):>9.2f}{tb:>15.2f}{ratio:>7.0f}x"
-              f"{unfinished:>9}/{len(ours)}")
+              f"{unfinished:>9}/{len(ours)}", flush=True)
     print(f"all solutions checked: {failures} wrong; slowest puzzle {worst:.1f} ms"
           + ("" if args.no_textbook else f"; textbook capped at {args.textbook_cap:g} s a puzzle,"
              " so its mean and the ratio are lower bounds"))
