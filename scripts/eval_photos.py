@@ -18,12 +18,20 @@ import sys
 from pathlib import Path
 
 import cv2
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from photos import DEFAULT_DIR, is_validation, load  # noqa: E402
 
 from ar_sudoku.reading import process_image  # noqa: E402
 from ar_sudoku.vision.digits import DigitReader  # noqa: E402
+
+
+def corner_error(found, truth) -> float | None:
+    """Mean distance of the four corners to the truth (any rotation: the truth is in picture order)."""
+    if found is None or truth is None:
+        return None
+    return min(float(np.linalg.norm(np.roll(found, k, axis=0) - truth, axis=1).mean()) for k in range(4))
 
 
 def summarize(name: str, rows: list[dict]) -> None:
@@ -45,6 +53,10 @@ def summarize(name: str, rows: list[dict]) -> None:
     print(f"  digits read where empty {extra}, digits missed {missed}, wrong digit {wrong}")
     print(f"  solved          {solved}/{n}")
     print(f"  ms per photo    median {statistics.median(ms):.1f}, max {max(ms):.1f}")
+    errs = [r["corner_px"] for r in rows if r["corner_px"] is not None]
+    if errs:
+        print(f"  corner error    median {statistics.median(errs):.1f} px, p90 {np.percentile(errs, 90):.1f} px "
+              f"(mean of 4 corners vs outlines.csv)")
 
 
 def main() -> int:
@@ -71,6 +83,7 @@ def main() -> int:
             "missed": sum(a == "." and b != "." for a, b in zip(read, truth)),
             "wrong_digit": sum(a != "." and b != "." and a != b for a, b in zip(read, truth)),
             "solved": res.status == "solved", "ms": res.ms, "status": res.status, "message": res.message,
+            "corner_px": corner_error(res.corners, ph.corners),
         }
         rows.append(row)
         if args.failures and not row["correct"]:
