@@ -1,7 +1,7 @@
 """The shared photo set: paths, truth (givens, corners) and the fixed train/validation split.
 
 Used by the training and evaluation scripts, so both agree on which photos
-are held out. The split is by name (every fifth photo in sorted order), fixed
+are held out. The split is by name (photos whose number is a multiple of 5), fixed
 so that reruns report on the same held-out photos.
 """
 
