@@ -140,6 +140,14 @@ def latencies(results, truth_path: Path) -> list[str]:
     solutions = {g: solve(parse_line(g)).solution for g in seen}
     wrong = sum(1 for r, t in zip(results, truth) if r.solution and r.solution != solutions.get(t["givens"]))
     out.append(f"frames with a wrong or misplaced solution drawn: {wrong}")
+    errs = [float(np.abs(np.array(r.corners) - np.array(t["corners"])).max()) for r, t in zip(results, truth)
+            if r.corners is not None and t["corners"] is not None]
+    if errs:
+        out.append(f"corner error vs truth (largest x/y error of the 4 corners): median {statistics.median(errs):.2f} "
+                   "px,"
+                   f" max {max(errs):.2f} px over {len(errs)} frames")
+    ghosts = sum(1 for r, t in zip(results, truth) if r.corners is not None and t["corners"] is None)
+    out.append(f"frames with corners but no puzzle in view: {ghosts}")
     return out
 
 

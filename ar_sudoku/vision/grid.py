@@ -153,6 +153,19 @@ def _best_quad(mask: np.ndarray, probe: np.ndarray, min_score: float, area_min: 
     return best
 
 
+def _lattice_fits(pieces: list[np.ndarray], quad: np.ndarray, count: int, enough: int) -> bool:
+    """The pieces sit one to a place of an n x n lattice spanned by the quad (not a cut-off part of one)."""
+    n = int(round(count**0.5))
+    hmat = cv2.getPerspectiveTransform(quad.astype(np.float32), np.float32([[0, 0], [n, 0], [n, n], [0, n]]))
+    moments = [cv2.moments(c) for c in pieces]
+    centres = np.float32([[m["m10"] / m["m00"], m["m01"] / m["m00"]] for m in moments]).reshape(-1, 1, 2)
+    uv = cv2.perspectiveTransform(centres, hmat).reshape(-1, 2)
+    if (np.abs(uv - np.floor(uv) - 0.5) > 0.3).any():
+        return False
+    places = {(int(u), int(v)) for u, v in uv if 0 <= u < n and 0 <= v < n}
+    return len(places) >= enough and len(places) == len(pieces)
+
+
 def _from_pieces(mask: np.ndarray, probe: np.ndarray, min_score: float, area_min: float) -> GridQuad | None:
     """Rebuild a grid whose outline merged with other print, from its 9 boxes or 81 cells.
 
@@ -178,7 +191,7 @@ def _from_pieces(mask: np.ndarray, probe: np.ndarray, min_score: float, area_min
             if not 0.75 * want < cv2.contourArea(hull) / ref < 1.35 * want:
                 continue
             quad = _quad_from_contour(hull)
-            if quad is None or cv2.contourArea(quad) < area_min:
+            if quad is None or cv2.contourArea(quad) < area_min or not _lattice_fits(group, quad, want, enough):
                 continue
             # the lattice of pieces is itself evidence of a grid: faint thin lines may score low
             score = structure_score(probe, quad)
