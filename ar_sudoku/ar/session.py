@@ -22,6 +22,7 @@ from ar_sudoku.ar.overlay import OverlayRenderer
 from ar_sudoku.ar.solve_worker import SolveHandle, SolveWorker
 from ar_sudoku.reading import read_grid, read_oriented
 from ar_sudoku.rules import BoardResult, Reading
+from ar_sudoku.vision.cells import quick_ink
 from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.grid import find_grid, to_gray
 from ar_sudoku.vision.tracker import GridTracker
@@ -54,12 +55,13 @@ class FrameResult:
 
 @dataclass
 class SessionConfig:
-    votes: int = 3  # readings summed before solving
+    votes: int = 3  # readings averaged before the first solve
+    window: int = 5  # the newest readings kept for the vote
     recheck_every: int = 6  # frames between re-reads of a solved board
     redetect_every: int = 10  # frames between re-detections while tracking
     mismatch_new: int = 5  # confident cells that disagree: a different puzzle
+    pattern_mismatch: int = 12  # cells whose ink disagrees with the givens: not this puzzle (now)
     solve_timeout: float = 1.5
-    retry_after: int = 15  # frames before re-reading a board that had no solution
 
 
 def _align(corners: np.ndarray, reference: np.ndarray) -> np.ndarray:
@@ -97,7 +99,7 @@ class ARSession:
         self.oriented = False
         self.since_read = 0
         self.suspect = 0
-        self.retry_in = 0
+        self.submitted: str | None = None  # the last vote handed to the solver
 
     @property
     def state(self) -> str:
@@ -128,17 +130,12 @@ class ARSession:
         digits = probs.argmax(axis=1)
         return Reading(digits, probs.max(axis=1), probs)
 
-    def _votes_agree(self) -> bool:
-        """Every reading in the window is within one cell of the vote (no flicker in progress)."""
-        voted = self._voted().digits
-        return all(int((r.digits != voted).sum()) <= 1 for r in self.votes)
-
     def _submit(self, reading: Reading) -> None:
         if self.override_base is not None and sum(
                 a != b for a, b in zip(reading.givens, self.override_base)) > self.cfg.mismatch_new:
             self.clear_overrides()  # corrections belong to the puzzle they were made on
         overrides = dict(self.overrides)
-        self.givens = reading.givens
+        self.givens = self.submitted = reading.givens
         key = self.givens + repr(sorted(overrides.items()))
         if key in self.cache:
             self.result = self.cache[key]
@@ -161,8 +158,6 @@ class ARSession:
             self.cache.popitem(last=False)
         if result.givens:
             self.givens = result.givens
-        if result.status != "solved":
-            self.retry_in = self.cfg.retry_after
 
     def _read(self, gray: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, Reading]:
         if not self.oriented:
@@ -187,6 +182,20 @@ class ARSession:
             return False
         side = float(np.linalg.norm(corners[0] - corners[2]))
         return float(np.abs(corners - self.last_corners).max()) < 0.03 * side
+
+    def _same_pattern(self, gray: np.ndarray, corners: np.ndarray) -> bool:
+        """Every frame, cheaply: do the inked cells still match the givens? A different puzzle
+        (or a hand over this one) fails at once, and a full re-read is due on the next frame."""
+        assert self.givens is not None
+        ink = quick_ink(gray, corners) > 0.5
+        want = np.array([ch != "." for ch in self.givens])
+        mismatch = ink != want
+        for i in self.overrides:
+            mismatch[i] = False
+        if int(mismatch.sum()) >= self.cfg.pattern_mismatch:
+            self.since_read = self.cfg.recheck_every
+            return False
+        return True
 
     def _differs(self, reading: Reading) -> int:
         """Confident cells of a fresh reading that disagree with the board's givens."""
@@ -220,7 +229,7 @@ class ARSession:
         # detect on every frame until the board is solved (the reading needs exact corners) or while it
         # moves fast; after that, now and then, to correct drift
         if tracked is None or not settled or moving or self.frame_index % self.cfg.redetect_every == 0:
-            quad = find_grid(gray)
+            quad = find_grid(gray, allow_cut=False)
             if quad is not None:
                 ref = tracked if tracked is not None else prev
                 det = quad.corners if ref is None else _align(quad.corners, ref)
@@ -245,42 +254,37 @@ class ARSession:
         if corners is not None and prev is not None:
             self.speed = float(np.abs(corners - prev).max()) / float(np.linalg.norm(corners[0] - corners[2]))
         self.last_corners = corners
-        if corners is not None:
+        if corners is not None and steady:
             self.since_read += 1
-            busy = self.result is not None or self.handle is not None
-            if not steady:
-                if not busy:
-                    self.votes = []  # votes are only taken while the board is still and whole
-            else:
-                if self.retry_in > 0:
-                    self.retry_in -= 1
-                    if self.retry_in == 0:  # had no solution: read afresh
-                        self.votes, self.result, self.givens = [], None, None
-                        busy = False
-                recheck = busy and self.givens is not None and self.since_read >= self.cfg.recheck_every
-                if not busy or recheck:
-                    corners, reading = self._read(gray, corners)
-                    self.since_read = 0
-                    if not busy:
-                        if self.oriented:
-                            self.votes = [*self.votes, reading][-self.cfg.votes :]
-                        if len(self.votes) >= self.cfg.votes and self._votes_agree():
-                            self._submit(self._voted())
-                    else:
-                        diff = self._differs(reading)
-                        if diff >= self.cfg.mismatch_new:
-                            self.suspect += 1  # stop drawing at once; confirm on the next re-read
-                            self.since_read = self.cfg.recheck_every - 2
-                            if self.suspect >= 2 or diff >= 2 * self.cfg.mismatch_new:
-                                self._reset_board()
-                        else:
-                            self.suspect = 0
+            solved = self.result is not None and self.result.status == "solved"
+            if not solved:
+                # reading, or reading on after "no solution": every steady frame adds a vote, and the
+                # mean of the last few goes to the solver whenever it reads differently from the last
+                corners, reading = self._read(gray, corners)
+                self.since_read = 0
+                if self.oriented:
+                    self.votes = [*self.votes, reading][-self.cfg.window :]
+                if len(self.votes) >= self.cfg.votes and self.handle is None:
+                    voted = self._voted()
+                    if voted.givens != self.submitted:
+                        self._submit(voted)
+            elif self.since_read >= self.cfg.recheck_every:
+                corners, reading = self._read(gray, corners)
+                self.since_read = 0
+                diff = self._differs(reading)
+                if diff >= self.cfg.mismatch_new:
+                    self.suspect += 1  # stop drawing at once; confirm on the next re-read
+                    self.since_read = self.cfg.recheck_every - 2
+                    if self.suspect >= 2 or diff >= 2 * self.cfg.mismatch_new:
+                        self._reset_board()
+                else:
+                    self.suspect = 0
         timings["read"] = (time.perf_counter() - t) * 1e3
         self._poll()
 
         solution = None
         if (corners is not None and self.result is not None and self.result.status == "solved"
-                and self.suspect == 0 and self.givens is not None):
+                and self.suspect == 0 and self.givens is not None and self._same_pattern(gray, corners)):
             solution = self.result.solution
         status = self.state
         message = self.result.message if self.result is not None else ""

@@ -156,3 +156,17 @@ def cut_cells(warped: np.ndarray, cell: int = CELL) -> CellCuts:
                 patches[i] = p
                 faint[i] = True
     return CellCuts(patches, has, score, faint)
+
+
+def quick_ink(gray: np.ndarray, corners: np.ndarray, cell: int = 12) -> np.ndarray:
+    """A fast (~0.2 ms) guess of which cells hold ink, for checking every frame.
+
+    The grid is warped small; a cell's darkest central pixel against its own
+    median (the paper) gives how inked it is, scaled by the grid's contrast.
+    Returns 81 values; above 0.5 means ink.
+    """
+    w = warp_grid(gray, corners, cell).astype(np.float32).reshape(9, cell, 9, cell)
+    m = cell // 4
+    dark = w[:, m : cell - m, :, m : cell - m].min(axis=(1, 3))
+    depth = np.median(w, axis=(1, 3)) - dark
+    return depth.reshape(81) / max(float(np.percentile(depth, 95)), 10.0)

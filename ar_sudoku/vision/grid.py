@@ -19,6 +19,7 @@ import numpy as np
 
 WORK_SIZE = 640  # long side of the image the search runs on
 PROBE = 20  # pixels per cell in the structure test
+CLEAR_SCORE = 0.45  # a structure score above this needs no second opinion
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,14 @@ def _quad_from_contour(contour: np.ndarray) -> np.ndarray | None:
     return order_corners(quad)
 
 
+def _cut_by_frame(quad: np.ndarray, shape: tuple[int, ...], tol: float = 3.0) -> bool:
+    """Two corners on the same picture edge: a grid (or page) running out of the picture."""
+    h, w = shape[:2]
+    x, y = quad[:, 0], quad[:, 1]
+    return any(int(n) >= 2 for n in ((x < tol).sum(), (y < tol).sum(), (x > w - 1 - tol).sum(),
+                                     (y > h - 1 - tol).sum()))
+
+
 def _line_intersection(l1: np.ndarray, l2: np.ndarray) -> np.ndarray | None:
     (vx1, vy1, x1, y1), (vx2, vy2, x2, y2) = l1, l2
     a = np.array([[vx1, -vx2], [vy1, -vy2]], np.float64)
@@ -114,21 +123,32 @@ def refine_corners(contour: np.ndarray, quad: np.ndarray) -> np.ndarray:
     return np.array(out, np.float32)
 
 
-def structure_score(binary: np.ndarray, quad: np.ndarray) -> float:
-    """How much the inside looks like a 9x9 grid: ink on the 10+10 line positions vs between."""
-    side = 9 * PROBE
-    dst = np.array([[0, 0], [side - 1, 0], [side - 1, side - 1], [0, side - 1]], np.float32)
-    m = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
-    warped = cv2.warpPerspective(binary, m, (side, side), flags=cv2.INTER_NEAREST) > 0
+def structure_score(gray: np.ndarray, quad: np.ndarray) -> float:
+    """How much the inside looks like a 9x9 grid: ink on the 10+10 line positions vs between.
+
+    The quad (with a margin around it) is warped from the grey image to 20 px a
+    cell and thresholded there, so thin lines of a small or blurred grid count
+    as much as those of a big one; the margin gives the threshold context at the
+    border lines.
+    """
+    side, m = 9 * PROBE, PROBE // 2
+    dst = np.array([[m, m], [m + side, m], [m + side, m + side], [m, m + side]], np.float32)
+    hmat = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
+    warped = cv2.warpPerspective(gray, hmat, (side + 2 * m, side + 2 * m), flags=cv2.INTER_AREA,
+                                 borderMode=cv2.BORDER_REPLICATE)
+    ink = cv2.adaptiveThreshold(warped, 1, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, 11, 3)
+    inner = ink[m : m + side, m : m + side]
     scores = []
-    for profile in (warped.mean(axis=0), warped.mean(axis=1)):
-        on = [profile[max(0, k * PROBE - 2) : k * PROBE + 3].max() for k in range(1, 9)]
+    for profile in (inner.mean(axis=0), inner.mean(axis=1)):
+        # +-3 px: curved paper and lens bending put inner lines a little off their ideal place
+        on = [profile[max(0, k * PROBE - 3) : k * PROBE + 4].max() for k in range(1, 9)]
         off = [np.median(profile[k * PROBE + 5 : (k + 1) * PROBE - 4]) for k in range(9)]
         scores.append(float(np.median(on) - np.median(off)))
     return min(scores)
 
 
-def _best_quad(mask: np.ndarray, probe: np.ndarray, min_score: float, area_min: float) -> GridQuad | None:
+def _best_quad(mask: np.ndarray, probe: np.ndarray, min_score: float, area_min: float,
+               allow_cut: bool = True) -> GridQuad | None:
     # a border of background lets a grid that touches the frame edge still close its contour
     pad = 4
     padded = cv2.copyMakeBorder(mask, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
@@ -144,7 +164,7 @@ def _best_quad(mask: np.ndarray, probe: np.ndarray, min_score: float, area_min: 
         if quad is None or cv2.contourArea(quad) < area_min:
             continue
         sides = [np.hypot(*(quad[k] - quad[(k + 1) % 4])) for k in range(4)]
-        if min(sides) < 0.35 * max(sides):
+        if min(sides) < 0.35 * max(sides) or (not allow_cut and _cut_by_frame(quad, mask.shape)):
             continue
         quad = refine_corners(contour, quad)
         score = structure_score(probe, quad)
@@ -202,8 +222,13 @@ def _from_pieces(mask: np.ndarray, probe: np.ndarray, min_score: float, area_min
     return best
 
 
-def find_grid(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.02) -> GridQuad | None:
+def find_grid(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.02,
+              allow_cut: bool = True) -> GridQuad | None:
     """The puzzle's grid in ``image`` (BGR or gray), or None when there is none.
+
+    ``allow_cut=False`` (the live loop) refuses a grid with two corners on one
+    edge of the picture: one entering or leaving the view, whose corners would
+    be wrong. A photo keeps it: people crop close.
 
     Passes, cheapest first: the plain binary image; long lines only (a grid
     touching text or a second puzzle); a gentler threshold (faint print); the
@@ -215,16 +240,19 @@ def find_grid(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.02
     small = cv2.resize(gray, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA) if scale < 1 else gray
     area_min = min_area * small.shape[0] * small.shape[1]
     binary = binarize(small)
-    found = _best_quad(binary, binary, min_score, area_min)
-    if found is None:
-        found = _best_quad(long_lines(binary), binary, min_score, area_min)
+    found = _best_quad(binary, small, min_score, area_min, allow_cut)
+    if found is None or found.score < CLEAR_SCORE:
+        # text or a smudge glued to the border bends the outline: the long lines alone may fit better
+        lines = _best_quad(long_lines(binary), small, min_score, area_min, allow_cut)
+        if lines is not None and (found is None or lines.score > found.score):
+            found = lines
     if found is None:
         faint = binarize(small, 3)
-        found = _best_quad(faint, faint, min_score, area_min) or _best_quad(
-            long_lines(faint), faint, min_score, area_min
+        found = _best_quad(faint, small, min_score, area_min, allow_cut) or _best_quad(
+            long_lines(faint), small, min_score, area_min, allow_cut
         )
     if found is None:
-        found = _from_pieces(binary, binary, min_score, area_min)
+        found = _from_pieces(binary, small, min_score, area_min)
     if found is None:
         return None
     return GridQuad(found.corners / scale, found.score)
