@@ -2,6 +2,7 @@
 
     python scripts/make_sample_video.py                     # samples/demo.mp4, 1280x720, 9 s
     python scripts/make_sample_video.py --out /tmp/x.mp4 --seconds 30 --size 1280x720
+    python scripts/make_sample_video.py --photo ../shared/data/sudoku-photos/printed/image1045.jpg --out /tmp/p.mp4
 
 The clip has: empty table (0.5 s), a first puzzle sliding in, moving, rotating
 and tilting, a hand-like blob passing over it, the page leaving, an empty
@@ -77,6 +78,45 @@ def hand(frame: np.ndarray, i: int, fps: float) -> None:
     cv2.rectangle(frame, (x, y - int(0.05 * h)), (w, y + int(0.06 * h)), (115, 145, 200), -1)
 
 
+def photo_clip(photo: Path, out: Path, size: tuple[int, int], fps: float, seconds: float) -> int:
+    """A real photo (with its .dat and outlines.csv truth) moved, turned and motion-blurred."""
+    import csv
+
+    img = cv2.imread(str(photo))
+    if img is None:
+        print(f"{photo}: not an image", file=sys.stderr)
+        return 2
+    lines = photo.with_suffix(".dat").read_text().splitlines()[2:11]
+    givens = "".join(t for ln in lines for t in ln.split()).replace("0", ".")
+    corners = None
+    with (photo.parent.parent / "outlines.csv").open() as f:
+        for row in csv.DictReader(f):
+            if Path(row["filepath"]).name == photo.name:
+                corners = np.float32([[float(row[f"p{k}_x"]), float(row[f"p{k}_y"])] for k in range(1, 5)])
+    w, h = size
+    ih, iw = img.shape[:2]
+    scale = min(w / iw, h / ih) * 0.8
+    n = int(seconds * fps)
+    truth_path = out.with_suffix(".truth.jsonl")
+    with VideoSink(out, size, fps) as sink, truth_path.open("w") as truth:
+        for i in range(n):
+            t = i / fps
+            m = cv2.getRotationMatrix2D((iw / 2, ih / 2), 6 * math.sin(t * 1.3), scale * (1 + 0.06 * math.sin(t * 0.9)))
+            m[0, 2] += w / 2 + 50 * math.sin(t * 1.1) - iw / 2
+            m[1, 2] += h / 2 + 25 * math.sin(t * 1.7) - ih / 2
+            frame = cv2.warpAffine(img, m, size, borderValue=(60, 60, 60))
+            k = 1 + int(abs(4 * math.cos(t * 1.1)))  # motion blur along the motion
+            if k > 1:
+                kernel = np.zeros((k, k), np.float32)
+                kernel[k // 2, :] = 1.0 / k
+                frame = cv2.filter2D(frame, -1, kernel)
+            sink.write(frame)
+            q = None if corners is None else (corners @ m[:, :2].T + m[:, 2]).round(2).tolist()
+            truth.write(json.dumps({"frame": i, "corners": q, "givens": givens, "visible": q is not None}) + "\n")
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB, {n} frames) and {truth_path}")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", type=Path, default=ROOT / "samples" / "demo.mp4")
@@ -84,8 +124,11 @@ def main() -> int:
     ap.add_argument("--fps", type=float, default=30.0)
     ap.add_argument("--seconds", type=float, default=9.0)
     ap.add_argument("--seed", type=int, default=2024)
+    ap.add_argument("--photo", type=Path, help="animate a shared photo (with .dat and outlines.csv) instead")
     args = ap.parse_args()
     w, h = (int(v) for v in args.size.split("x"))
+    if args.photo:
+        return photo_clip(args.photo, args.out, (w, h), args.fps, min(args.seconds, 5.0))
     puzzles = [generate("medium", seed=args.seed).puzzle, generate("hard", seed=args.seed + 1).puzzle]
     pages = [page(p, seed=k) for k, p in enumerate(puzzles)]
     back = background((w, h), args.seed)

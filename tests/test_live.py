@@ -268,3 +268,32 @@ def test_corrections_do_not_follow_to_another_puzzle(reader):
             if k % 10 == 0:
                 time.sleep(0.2)
         assert not s.overrides and r.solution == B.solution
+
+
+def test_a_real_newspaper_photo_moving_in_front_of_the_camera(tmp_path, reader):
+    """A shared photo, turned, moved and motion-blurred: lock fast, draw only its solution."""
+    from ar_sudoku.solver import parse_line, solve
+    from tests.conftest import photo_truth
+
+    path, givens, _ = photo_truth("image10")
+    img = cv2.imread(str(path))
+    ih, iw = img.shape[:2]
+    solution = solve(parse_line(givens)).solution
+    frames = []
+    for i in range(60):
+        t = i / 30
+        m = cv2.getRotationMatrix2D((iw / 2, ih / 2), 6 * math.sin(t * 1.3), 1.1 * (1 + 0.06 * math.sin(t)))
+        m[0, 2] += W / 2 + 40 * math.sin(t * 1.1) - iw / 2
+        m[1, 2] += H / 2 + 20 * math.sin(t * 1.7) - ih / 2
+        f = cv2.warpAffine(img, m, (W, H), borderValue=(60, 60, 60))
+        frames.append(cv2.blur(f, (3, 1)))
+    out = tmp_path / "real.avi"
+    with VideoSink(out, (W, H), 30) as sink:
+        for f in frames:
+            sink.write(f)
+    with open_source(str(out)) as src, ARSession(reader) as s:
+        results = [s.step(f) for f in src]
+    drawn = [r for r in results if r.solution is not None]
+    assert drawn and all(r.solution == solution for r in drawn)
+    assert drawn[0].frame <= 10
+    assert len(drawn) >= 0.8 * len(results)
