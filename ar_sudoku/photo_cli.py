@@ -12,8 +12,9 @@ import cv2
 import numpy as np
 
 from ar_sudoku.cli import _REGISTRARS, EXIT_BAD_INPUT, EXIT_OK, EXIT_UNSOLVED, CliError, _fmt
-from ar_sudoku.reading import BoardResult
+from ar_sudoku.rules import BoardResult
 
+UNSURE = 0.8  # cells read with less confidence than this are named in the text output
 SET_RE = re.compile(r"^r([1-9])c([1-9])=([0-9.])$", re.IGNORECASE)
 
 
@@ -66,6 +67,13 @@ def print_text(path: str, result: BoardResult) -> None:
         print(f"{'read':<27}{'   solution' if result.solution else ''}")
         for a, b in zip(read, sol):
             print(f"{a}   {b}")
+        if result.confidence is not None:
+            weak = [i for i in range(81) if result.confidence[i] < UNSURE]
+            if weak:
+                cells = ", ".join(f"r{i // 9 + 1}c{i % 9 + 1}={result.givens[i]} ({result.confidence[i]:.2f})"
+                                  for i in weak[:8])
+                print(f"least sure of: {cells}" + (" ..." if len(weak) > 8 else "")
+                      + "  (fix a misread cell with --set rRcC=D)")
     print()
 
 

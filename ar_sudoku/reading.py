@@ -16,8 +16,6 @@ from ar_sudoku.vision.cells import cut_cells, warp_grid
 from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.grid import find_grid, to_gray
 
-__all__ = ["BoardResult", "check_reading", "process_image", "read_grid", "read_oriented"]
-
 CONFIDENT = 0.9  # a reading whose weakest inked cell is above this is not re-read rotated
 
 
