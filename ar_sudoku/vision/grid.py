@@ -1,9 +1,11 @@
 """Find the puzzle's grid in a picture: the four outer corners, in order.
 
 Strategy: binarise with an adaptive threshold (robust to shadows), take the
-largest outer contours as candidates, reduce each to a convex quadrilateral,
-and keep the one whose inside shows the 9x9 line structure (a big contour that
-is a photo, an ad or a second puzzle's edge fails that test). Corners are then
+largest contours (at every level: a page edge may enclose the grid) as
+candidates, reduce each to a convex quadrilateral, and keep the one whose
+inside shows the 9x9 line structure (a page, an ad or a box of text fails that
+test; the grey image is warped to 20 px a cell for it, so small and blurred
+grids are judged like big ones). Corners are then
 refined by fitting a straight line to each side of the contour and intersecting
 neighbours, which is steadier than the polygon's vertices on rounded or
 slightly curved paper.
@@ -28,9 +30,6 @@ class GridQuad:
 
     corners: np.ndarray
     score: float
-
-    def as_list(self) -> list[list[float]]:
-        return [[round(float(x), 1), round(float(y), 1)] for x, y in self.corners]
 
 
 def to_gray(image: np.ndarray) -> np.ndarray:
