@@ -13,7 +13,7 @@ import random
 from dataclasses import dataclass
 from typing import Literal
 
-from ar_sudoku.solver import Board, count_solutions, solve
+from ar_sudoku.solver import Board, count_solutions, solve, units
 
 Difficulty = Literal["easy", "medium", "hard"]
 LEVELS: tuple[Difficulty, ...] = ("easy", "medium", "hard")
@@ -72,11 +72,7 @@ def rate(puzzle: str) -> Rating:
                     progress = True
         if progress:
             continue
-        units = [[r * 9 + c for c in range(9)] for r in range(9)]
-        units += [[r * 9 + c for r in range(9)] for c in range(9)]
-        units += [[(br * 3 + r) * 9 + bc * 3 + c for r in range(3) for c in range(3)]
-                  for br in range(3) for bc in range(3)]
-        for unit in units:
+        for unit in units(3):
             for d in range(9):
                 b = 1 << d
                 spots = [i for i in unit if not cells[i] and cand(i) & b]

@@ -154,7 +154,7 @@ def run_loop(source, session, *, sink=None, log=None, window=None, show_status: 
 
 def _open_everything(args: argparse.Namespace, spec: str | int, headless: bool):
     from ar_sudoku.ar.session import ARSession
-    from ar_sudoku.io.sinks import JsonlLog, SinkError, VideoSink, check_writable
+    from ar_sudoku.io.sinks import FOURCC, JsonlLog, SinkError, VideoSink, check_writable
     from ar_sudoku.io.sources import SourceError, open_source
     from ar_sudoku.io.window import Window, WindowError
     from ar_sudoku.vision.camera import CalibrationError
@@ -164,7 +164,7 @@ def _open_everything(args: argparse.Namespace, spec: str | int, headless: bool):
     try:
         # outputs are checked before the (slow) source so a typo fails at once
         if args.output:
-            check_writable(Path(args.output), {".mp4": "", ".m4v": "", ".mov": "", ".avi": "", ".mkv": ""})
+            check_writable(Path(args.output), FOURCC)
         if args.jsonl:
             check_writable(Path(args.jsonl))
         source = stack.enter_context(open_source(spec))

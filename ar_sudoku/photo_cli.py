@@ -77,7 +77,7 @@ def print_text(path: str, result: BoardResult) -> None:
     print()
 
 
-def out_path(src: Path, args: argparse.Namespace, many: bool) -> Path | None:
+def out_path(src: Path, args: argparse.Namespace) -> Path | None:
     if args.output:
         return Path(args.output)
     if args.out_dir:
@@ -136,7 +136,7 @@ def cmd_image(args: argparse.Namespace) -> int:
             print(json.dumps(result.to_json(str(src))), flush=True)
         else:
             print_text(str(src), result)
-        dest = out_path(src, args, len(photos) > 1)
+        dest = out_path(src, args)
         if dest is not None and result.status != "error":
             if not cv2.imwrite(str(dest), annotate(image, result)):
                 print(f"ar-sudoku: {dest}: cannot write the image", file=sys.stderr)

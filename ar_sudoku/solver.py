@@ -274,6 +274,11 @@ def _tables(n: int) -> _Tables:
     )
 
 
+def units(n: int = 3) -> tuple[tuple[int, ...], ...]:
+    """The cell indices of every row, then column, then box of a rank-n board."""
+    return _tables(n).units
+
+
 # --------------------------------------------------------------------------- validation
 
 
