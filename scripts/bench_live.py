@@ -31,7 +31,7 @@ from ar_sudoku.ar.session import ARSession
 from ar_sudoku.ar.solve_worker import SolveWorker
 from ar_sudoku.io.sinks import VideoSink
 from ar_sudoku.io.sources import open_source
-from ar_sudoku.solver import parse_line, solve
+from ar_sudoku.sudoku.solver import parse_line, solve
 from ar_sudoku.vision.camera import Calibration
 from ar_sudoku.vision.digits import DigitReader
 

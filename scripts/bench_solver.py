@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from ar_sudoku.solver import is_solution, parse_line, solve
+from ar_sudoku.sudoku.solver import is_solution, parse_line, solve
 
 DEFAULT_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "puzzles"
 

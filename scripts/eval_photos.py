@@ -23,8 +23,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from photos import DEFAULT_DIR, is_validation, load  # noqa: E402
 
-from ar_sudoku.reading import process_image  # noqa: E402
 from ar_sudoku.vision.digits import DigitReader  # noqa: E402
+from ar_sudoku.vision.reading import process_image  # noqa: E402
 
 
 def corner_error(found, truth) -> float | None:

@@ -22,9 +22,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from ar_sudoku.generator import generate
 from ar_sudoku.io.sinks import VideoSink
-from ar_sudoku.synth import background, page, place, quad
+from ar_sudoku.sudoku.generator import generate
+from ar_sudoku.vision.synth import background, page, place, quad
 
 ROOT = Path(__file__).resolve().parents[1]
 

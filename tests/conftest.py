@@ -36,7 +36,7 @@ def reader():
 
 def rendered_frame(puzzle: str, grid_quad, size=(1280, 720), seed: int = 0, blur: float = 0.7):
     """A camera-like frame of a printed puzzle whose grid lands exactly on ``grid_quad``."""
-    from ar_sudoku.synth import background, page, place
+    from ar_sudoku.vision.synth import background, page, place
 
     img, corners = page(puzzle, seed=seed)
     return place(img, corners, grid_quad, background(size, seed), blur=blur)

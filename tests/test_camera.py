@@ -7,13 +7,12 @@ import numpy as np
 import pytest
 
 from ar_sudoku.cli import main
+from ar_sudoku.io.calibration import load_calibration, save_calibration
 from ar_sudoku.vision.camera import (
     Calibration,
     CalibrationError,
     calibrate,
     find_board,
-    load_calibration,
-    save_calibration,
 )
 
 SIZE = (640, 480)

@@ -5,9 +5,9 @@ import sys
 
 import cv2
 import numpy as np
+from conftest import EASY, EASY_SOLUTION, PATHOLOGICAL, ROOT
 
 from ar_sudoku.cli import main
-from tests.conftest import EASY, EASY_SOLUTION, PATHOLOGICAL, ROOT
 
 
 def test_solve_one_puzzle(capsys):

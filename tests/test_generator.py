@@ -1,10 +1,10 @@
 from __future__ import annotations
 
 import pytest
+from conftest import EASY, HARDEST
 
-from ar_sudoku.generator import LEVELS, generate, rate
-from ar_sudoku.solver import count_solutions, is_solution, parse_line
-from tests.conftest import EASY, HARDEST
+from ar_sudoku.sudoku.generator import LEVELS, generate, rate
+from ar_sudoku.sudoku.solver import count_solutions, is_solution, parse_line
 
 
 @pytest.mark.parametrize("level", LEVELS)

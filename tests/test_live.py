@@ -12,12 +12,12 @@ import pytest
 
 from ar_sudoku.ar.session import ARSession
 from ar_sudoku.cli import main
-from ar_sudoku.generator import generate
+from ar_sudoku.cli.video import run_loop
 from ar_sudoku.io.sinks import VideoSink
 from ar_sudoku.io.sources import open_source
 from ar_sudoku.io.window import Action, UiState, cell_at, handle_key
-from ar_sudoku.live_cli import run_loop
-from ar_sudoku.synth import background, page, place, quad
+from ar_sudoku.sudoku.generator import generate
+from ar_sudoku.vision.synth import background, page, place, quad
 
 W, H = 960, 540
 A = generate("medium", seed=21)
@@ -272,8 +272,9 @@ def test_corrections_do_not_follow_to_another_puzzle(reader):
 
 def test_a_real_newspaper_photo_moving_in_front_of_the_camera(tmp_path, reader):
     """A shared photo, turned, moved and motion-blurred: lock fast, draw only its solution."""
-    from ar_sudoku.solver import parse_line, solve
-    from tests.conftest import photo_truth
+    from conftest import photo_truth
+
+    from ar_sudoku.sudoku.solver import parse_line, solve
 
     path, givens, _ = photo_truth("image10")
     img = cv2.imread(str(path))

@@ -5,13 +5,13 @@ import json
 import cv2
 import numpy as np
 import pytest
+from conftest import ROOT, photo_truth, rendered_frame
 
 from ar_sudoku.cli import main
-from ar_sudoku.generator import generate
-from ar_sudoku.reading import process_image
-from ar_sudoku.solver import is_solution, parse_line, solve
-from ar_sudoku.synth import quad
-from tests.conftest import ROOT, photo_truth, rendered_frame
+from ar_sudoku.sudoku.generator import generate
+from ar_sudoku.sudoku.solver import is_solution, parse_line, solve
+from ar_sudoku.vision.reading import process_image
+from ar_sudoku.vision.synth import quad
 
 KEYS = {"path", "corners", "givens", "confidence", "solution", "status", "message", "ms"}
 
@@ -128,8 +128,8 @@ def test_bundled_sample_photo(tmp_path, capsys):
 
 def test_a_printed_sheet_reads_back(tmp_path, reader):
     """What a new user prints (generate --sheet) is what the camera must read."""
-    from ar_sudoku.render import sheet_png
-    from ar_sudoku.synth import background, place
+    from ar_sudoku.vision.render import sheet_png
+    from ar_sudoku.vision.synth import background, place
 
     p = generate("hard", seed=12)
     sheet = sheet_png(p.puzzle, "test")

@@ -3,8 +3,9 @@ from __future__ import annotations
 import threading
 import time
 
+from conftest import EASY, EASY_SOLUTION, PATHOLOGICAL
+
 from ar_sudoku.ar.solve_worker import SolveWorker
-from tests.conftest import EASY, EASY_SOLUTION, PATHOLOGICAL
 
 
 def test_submit_returns_at_once_and_solves():

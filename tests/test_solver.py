@@ -4,11 +4,12 @@ import random
 import time
 
 import pytest
+from conftest import EASY, EASY_SOLUTION, HARDEST, HARDEST_SOLUTION, PATHOLOGICAL, PUZZLES, need
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ar_sudoku.generator import _full_grid
-from ar_sudoku.solver import (
+from ar_sudoku.sudoku.generator import _full_grid
+from ar_sudoku.sudoku.solver import (
     Board,
     PuzzleFormatError,
     count_solutions,
@@ -19,7 +20,6 @@ from ar_sudoku.solver import (
     solve,
     validate,
 )
-from tests.conftest import EASY, EASY_SOLUTION, HARDEST, HARDEST_SOLUTION, PATHOLOGICAL, PUZZLES, need
 
 
 def test_classic_puzzles_have_their_known_solutions():

@@ -3,12 +3,12 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
+from conftest import photo_truth, rendered_frame
 
-from ar_sudoku.generator import generate
-from ar_sudoku.synth import quad
+from ar_sudoku.sudoku.generator import generate
 from ar_sudoku.vision.cells import cut_cells, warp_grid
 from ar_sudoku.vision.grid import find_grid, order_corners, to_gray
-from tests.conftest import photo_truth, rendered_frame
+from ar_sudoku.vision.synth import quad
 
 PUZZLE = generate("medium", seed=11).puzzle
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from ar_sudoku.render import put_centered
+from ar_sudoku.vision.render import put_centered
 
 
 @dataclass

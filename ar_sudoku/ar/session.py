@@ -20,11 +20,11 @@ import numpy as np
 
 from ar_sudoku.ar.overlay import OverlayRenderer
 from ar_sudoku.ar.solve_worker import SolveHandle, SolveWorker
-from ar_sudoku.reading import read_grid, read_oriented
-from ar_sudoku.rules import BoardResult, Reading
+from ar_sudoku.sudoku.rules import BoardResult, Reading
 from ar_sudoku.vision.cells import quick_ink
 from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.grid import find_grid, to_gray
+from ar_sudoku.vision.reading import read_grid, read_oriented
 from ar_sudoku.vision.tracker import GridTracker
 
 

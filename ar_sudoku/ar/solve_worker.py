@@ -25,8 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ar_sudoku.rules import Reading, check_reading
-from ar_sudoku.solver import Board, SolveResult, parse_line, solve
+from ar_sudoku.sudoku.rules import Reading, check_reading
+from ar_sudoku.sudoku.solver import Board, SolveResult, parse_line, solve
 
 READY_TIMEOUT = 20.0  # seconds; a cold start on a slow disk compiles the modules first
 Job = tuple  # ("solve", givens, timeout) | ("check", reading, timeout, overrides, require_unique)

@@ -14,10 +14,12 @@ from typing import IO
 import cv2
 import numpy as np
 
+from ar_sudoku.errors import ArSudokuError
+
 FOURCC = {".mp4": "mp4v", ".m4v": "mp4v", ".mov": "mp4v", ".avi": "MJPG", ".mkv": "MJPG"}
 
 
-class SinkError(RuntimeError):
+class SinkError(ArSudokuError, RuntimeError):
     """An output that cannot be written."""
 
 

@@ -18,10 +18,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from ar_sudoku.errors import ArSudokuError
+
 IMAGE_EXT = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
 
 
-class SourceError(RuntimeError):
+class SourceError(ArSudokuError, RuntimeError):
     """A source that cannot be opened or that failed mid-stream."""
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from ar_sudoku.errors import ArSudokuError
 from ar_sudoku.vision.tracker import FLAT_CORNERS
 
 WINDOW = "ar-sudoku"
@@ -21,7 +22,7 @@ BACKSPACE = {8, 127, 0xFF08, 0xFFFF}  # Backspace/Delete on the usual HighGUI ba
 ESC = 27
 
 
-class WindowError(RuntimeError):
+class WindowError(ArSudokuError, RuntimeError):
     """No screen to show a window on."""
 
 

@@ -1,4 +1,4 @@
-"""Camera calibration: find chessboard views, calibrate, save/load, and undistort frames.
+"""Camera calibration: find chessboard views, calibrate, and undistort frames (files: ``io.calibration``).
 
 A calibration is an OpenCV FileStorage YAML (camera matrix, distortion
 coefficients, image size, RMS reprojection error, number of views, date).
@@ -13,16 +13,17 @@ from __future__ import annotations
 import datetime as _dt
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import cv2
 import numpy as np
+
+from ar_sudoku.errors import ArSudokuError
 
 MIN_VIEWS = 8
 MAX_RMS = 1.5  # pixels; a good webcam calibration is well under 1
 
 
-class CalibrationError(ValueError):
+class CalibrationError(ArSudokuError, ValueError):
     """A calibration that cannot be made or used; the message says why."""
 
 
@@ -72,66 +73,6 @@ class Calibration:
         cal = self.scaled(size)
         p = np.asarray(pts, np.float32).reshape(-1, 1, 2)
         return cv2.undistortPoints(p, cal.camera_matrix, cal.dist, P=cal.camera_matrix).reshape(-1, 2)
-
-
-def save_calibration(path: Path, cal: Calibration) -> None:
-    fs = cv2.FileStorage(str(path), cv2.FILE_STORAGE_WRITE)
-    if not fs.isOpened():
-        raise CalibrationError(f"{path}: cannot be written")
-    fs.write("kind", "ar-sudoku camera calibration")
-    fs.write("camera_matrix", cal.camera_matrix)
-    fs.write("distortion_coefficients", cal.dist)
-    fs.write("image_width", int(cal.image_size[0]))
-    fs.write("image_height", int(cal.image_size[1]))
-    fs.write("rms", float(cal.rms))
-    fs.write("views", int(cal.views))
-    fs.write("date", cal.date or _dt.datetime.now().isoformat(timespec="seconds"))
-    fs.release()
-
-
-def load_calibration(path: Path) -> Calibration:
-    if not path.is_file():
-        raise CalibrationError(f"{path}: no such calibration file")
-    head = path.open("rb").read(64).lstrip()
-    if not (head.startswith(b"%YAML") or head.startswith(b"<?xml")):
-        raise CalibrationError(f"{path}: not a calibration file (not OpenCV YAML/XML)")
-    try:
-        fs = cv2.FileStorage(str(path), cv2.FILE_STORAGE_READ)
-    except (cv2.error, SystemError) as exc:  # OpenCV's parser reports some bad files as SystemError
-        raise CalibrationError(f"{path}: not a calibration file (not OpenCV YAML/XML)") from exc
-    try:
-        if not fs.isOpened():
-            raise CalibrationError(f"{path}: not a calibration file (not OpenCV YAML/XML)")
-        k = fs.getNode("camera_matrix").mat()
-        d = fs.getNode("distortion_coefficients").mat()
-        w = fs.getNode("image_width").real()
-        h = fs.getNode("image_height").real()
-        if k is None or d is None or k.shape != (3, 3) or not w or not h:
-            raise CalibrationError(f"{path}: not a calibration file (no camera_matrix, distortion "
-                                   "coefficients and image size)")
-        return Calibration(k.astype(np.float64), d.reshape(1, -1).astype(np.float64), (int(w), int(h)),
-                           float(fs.getNode("rms").real()), int(fs.getNode("views").real()),
-                           fs.getNode("date").string())
-    finally:
-        fs.release()
-
-
-def calibration_path(name_or_path: str, folder: Path = Path("calibration")) -> Path:
-    """A file path as given, or ``calibration/NAME.yaml``."""
-    p = Path(name_or_path)
-    if p.suffix.lower() in (".yaml", ".yml", ".xml", ".json") or p.exists():
-        return p
-    return folder / f"{name_or_path}.yaml"
-
-
-def load_calibration_arg(name_or_path: str) -> Calibration:
-    """For ``--calibration NAME|PATH`` on the commands; errors become one line."""
-    from ar_sudoku.cli import CliError
-
-    try:
-        return load_calibration(calibration_path(name_or_path))
-    except CalibrationError as exc:
-        raise CliError(str(exc)) from exc
 
 
 # --------------------------------------------------------------------------- making one

@@ -14,14 +14,15 @@ from pathlib import Path
 
 import numpy as np
 
-from ar_sudoku.rules import Reading
+from ar_sudoku.errors import ArSudokuError
+from ar_sudoku.sudoku.rules import Reading
 from ar_sudoku.vision.cells import CellCuts
 
 MODEL_NAME = "digits.onnx"
 FAINT_SHARE = 0.2  # how much a faint cell's digit is believed before the rules ask for it
 
 
-class ModelError(RuntimeError):
+class ModelError(ArSudokuError, RuntimeError):
     """The model file is missing or unusable."""
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import cv2
 
-from ar_sudoku.cli import _REGISTRARS, EXIT_OK, EXIT_UNSOLVED, CliError, _fmt
+from ar_sudoku.cli.common import EXIT_OK, EXIT_UNSOLVED, CliError, help_format
 
 
 @dataclass
@@ -170,9 +170,9 @@ def _open_everything(args: argparse.Namespace, spec: str | int, headless: bool):
         source = stack.enter_context(open_source(spec))
         undistort = None
         if getattr(args, "calibration", None):
-            from ar_sudoku.vision.camera import load_calibration_arg
+            from ar_sudoku.io.calibration import load_named
 
-            calib = load_calibration_arg(args.calibration)
+            calib = load_named(args.calibration)
             size = (source.info.width, source.info.height)
             scaled = calib.scaled(size)
             if scaled.note:
@@ -217,7 +217,7 @@ def _report(stats: RunStats, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def cmd_video(args: argparse.Namespace) -> int:
+def run_video(args: argparse.Namespace) -> int:
     stack, source, session, window, sink, log, undistort = _open_everything(args, args.path, args.headless)
     with stack:
         stats = run_loop(source, session, sink=sink, log=log, window=window, show_status=not args.no_status,
@@ -225,7 +225,7 @@ def cmd_video(args: argparse.Namespace) -> int:
     return _report(stats, args)
 
 
-def cmd_live(args: argparse.Namespace) -> int:
+def run_live(args: argparse.Namespace) -> int:
     stack, source, session, window, sink, log, undistort = _open_everything(args, args.camera, args.headless)
     with stack:
         stats = run_loop(source, session, sink=sink, log=log, window=window, show_status=not args.no_status,
@@ -241,11 +241,11 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", metavar="PATH", help=argparse.SUPPRESS)
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "live",
         help="the webcam view with solved digits drawn on the paper (the default)",
-        **_fmt(
+        **help_format(
             "Open the webcam and draw the solution on the puzzle as you move it. Keys: q/Esc quit, "
             "space pause, s save a PNG snapshot, h hide/show the status box. Click a cell and type a "
             "digit (0 or Backspace clears) to correct a misread given.",
@@ -255,12 +255,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--camera", type=int, default=0, metavar="N", help="camera index (default 0)")
     p.add_argument("--headless", action="store_true", help="no window (record with --output)")
     _common(p)
-    p.set_defaults(func=cmd_live)
+    p.set_defaults(func=run_live)
 
     p = sub.add_parser(
         "video",
         help="annotate a video file (or a folder of images, or one image), headless or on screen",
-        **_fmt(
+        **help_format(
             "Process every frame of a video in order and draw the solution on the puzzle. With "
             "--headless no window opens and a progress bar shows frames, fps and time left.",
             "  ar-sudoku video samples/demo.mp4 --headless --output annotated.mp4\n"
@@ -271,7 +271,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("path", metavar="PATH", help="a video file, an image, or a folder of images")
     p.add_argument("--headless", action="store_true", help="no window; show a progress bar")
     _common(p)
-    p.set_defaults(func=cmd_video)
+    p.set_defaults(func=run_video)
 
-
-_REGISTRARS.append(register)

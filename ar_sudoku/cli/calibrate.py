@@ -1,4 +1,4 @@
-"""``ar-sudoku calibrate``: chessboard views in, ``calibration/NAME.yaml`` out."""
+"""``ar-sudoku calibrate``: chessboard views in, ``NAME.yaml`` out (where: ``io.calibration``)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,11 @@ from pathlib import Path
 
 import cv2
 
-from ar_sudoku.cli import _REGISTRARS, EXIT_OK, CliError, _fmt
+from ar_sudoku.cli.common import EXIT_OK, CliError, help_format
 
 
-def cmd_calibrate(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
+    from ar_sudoku.io.calibration import default_calibration_dir, save_calibration
     from ar_sudoku.io.sources import SourceError, open_source
     from ar_sudoku.vision.camera import (
         CalibrationError,
@@ -19,7 +20,6 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         chessboard_image,
         find_board,
         parse_pattern,
-        save_calibration,
         view_differs,
     )
     from ar_sudoku.vision.grid import to_gray
@@ -38,9 +38,9 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         raise CliError("give --source 0|VIDEO|FOLDER (or --print-board OUT.png)")
     if args.square <= 0:
         raise CliError("--square must be positive (the side of one square, e.g. in mm)")
-    out_dir = Path(args.out_dir)
-    if not out_dir.is_dir():
-        raise CliError(f"{out_dir}: the folder does not exist")
+    out_dir = Path(args.out_dir) if args.out_dir else default_calibration_dir()
+    if args.out_dir and not out_dir.is_dir():
+        raise CliError(f"--out-dir {out_dir}: the folder does not exist")
     live = args.source.isdigit()
     window = None
     try:
@@ -85,6 +85,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
                 window.close()
     try:
         cal = calibrate(views, pattern, args.square, size, min_views=args.min_views, max_rms=args.max_rms)
+        out_dir.mkdir(parents=True, exist_ok=True)
         path = out_dir / f"{args.name}.yaml"
         save_calibration(path, cal)
     except CalibrationError as exc:
@@ -96,14 +97,15 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "calibrate",
         help="calibrate a webcam from chessboard views (fixes lens distortion)",
-        **_fmt(
+        **help_format(
             "Find chessboard views in a camera, a video or a folder of photos, keep views that differ "
             "in position and tilt, calibrate, print the RMS reprojection error, and write "
-            "calibration/NAME.yaml. Use it with --calibration NAME on live, video and image.",
+            "NAME.yaml (in ./calibration when run from the project, else ~/.config/ar-sudoku/calibration; "
+            "--out-dir to choose). Use it with --calibration NAME on live, video and image.",
             "  ar-sudoku calibrate --print-board board.png\n"
             "  ar-sudoku calibrate --source 0 --pattern 9x6 --square 25 --name webcam\n"
             "  ar-sudoku calibrate --source views/ --pattern 9x6 --name phone\n",
@@ -112,14 +114,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--source", metavar="0|VIDEO|FOLDER")
     p.add_argument("--pattern", default="9x6", help="inner corners COLSxROWS (default 9x6)")
     p.add_argument("--square", type=float, default=25.0, help="side of a square, e.g. mm (default 25)")
-    p.add_argument("--name", default="webcam", help="writes calibration/NAME.yaml (default webcam)")
-    p.add_argument("--out-dir", default="calibration", help=argparse.SUPPRESS)
+    p.add_argument("--name", default="webcam", help="the file is NAME.yaml (default webcam)")
+    p.add_argument("--out-dir", metavar="DIR", help="where to write it (default: ./calibration if that folder "
+                   "exists, else ~/.config/ar-sudoku/calibration)")
     p.add_argument("--views", type=int, default=20, help="views to collect before calibrating (default 20)")
     p.add_argument("--min-views", type=int, default=8, help=argparse.SUPPRESS)
     p.add_argument("--max-rms", type=float, default=1.5, help=argparse.SUPPRESS)
     p.add_argument("--headless", action="store_true", help="no window, even for a camera")
     p.add_argument("--print-board", metavar="OUT.png", help="write a printable chessboard and stop")
-    p.set_defaults(func=cmd_calibrate)
+    p.set_defaults(func=run)
 
-
-_REGISTRARS.append(register)

@@ -11,8 +11,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from ar_sudoku.cli import _REGISTRARS, EXIT_BAD_INPUT, EXIT_OK, EXIT_UNSOLVED, CliError, _fmt
-from ar_sudoku.rules import BoardResult
+from ar_sudoku.cli.common import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNSOLVED, CliError, help_format
+from ar_sudoku.sudoku.rules import BoardResult
 
 UNSURE = 0.8  # cells read with less confidence than this are named in the text output
 SET_RE = re.compile(r"^r([1-9])c([1-9])=([0-9.])$", re.IGNORECASE)
@@ -57,7 +57,7 @@ def annotate(image: np.ndarray, result: BoardResult) -> np.ndarray:
 
 
 def print_text(path: str, result: BoardResult) -> None:
-    from ar_sudoku.solver import format_grid
+    from ar_sudoku.sudoku.solver import format_grid
 
     print(f"{path}: {result.status}" + (f" ({result.message})" if result.message else "")
           + f"  [{result.ms:.0f} ms]")
@@ -85,9 +85,9 @@ def out_path(src: Path, args: argparse.Namespace) -> Path | None:
     return None
 
 
-def cmd_image(args: argparse.Namespace) -> int:
-    from ar_sudoku.reading import process_image
+def run(args: argparse.Namespace) -> int:
     from ar_sudoku.vision.digits import DigitReader, ModelError
+    from ar_sudoku.vision.reading import process_image
 
     photos = [Path(p) for p in args.photos]
     if args.output and len(photos) > 1:
@@ -106,9 +106,9 @@ def cmd_image(args: argparse.Namespace) -> int:
     overrides = parse_sets(args.set)
     calib = None
     if args.calibration:
-        from ar_sudoku.vision.camera import load_calibration_arg
+        from ar_sudoku.io.calibration import load_named
 
-        calib = load_calibration_arg(args.calibration)
+        calib = load_named(args.calibration)
     try:
         reader = DigitReader(args.model)
     except ModelError as exc:
@@ -148,11 +148,11 @@ def cmd_image(args: argparse.Namespace) -> int:
     return code
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "image",
         help="read, solve and annotate photos of puzzles",
-        **_fmt(
+        **help_format(
             "Find the puzzle in each photo, read its digits, solve it, and (with -o or --out-dir) "
             "write the photo with the solved digits drawn in the empty cells. Exit 0 when every "
             "photo is solved, 1 when any is not (no grid, unreadable, no solution), 2 for bad usage.",
@@ -169,7 +169,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--timeout", type=float, default=1.0, metavar="S", help="solver time limit per photo (default 1)")
     p.add_argument("--model", metavar="PATH", help="another digits.onnx (default: the shipped model)")
     p.add_argument("--calibration", metavar="NAME|PATH", help="undistort with a camera calibration")
-    p.set_defaults(func=cmd_image)
+    p.set_defaults(func=run)
 
-
-_REGISTRARS.append(register)

@@ -13,7 +13,7 @@ import random
 from dataclasses import dataclass
 from typing import Literal
 
-from ar_sudoku.solver import Board, count_solutions, solve, units
+from ar_sudoku.sudoku.solver import Board, count_solutions, solve, units
 
 Difficulty = Literal["easy", "medium", "hard"]
 LEVELS: tuple[Difficulty, ...] = ("easy", "medium", "hard")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from ar_sudoku.render import BLACK, draw_grid_lines, put_centered
+from ar_sudoku.vision.render import BLACK, draw_grid_lines, put_centered
 
 
 def page(puzzle: str, cell: int = 60, margin: int = 90, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:

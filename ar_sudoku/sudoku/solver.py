@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
+from ar_sudoku.errors import ArSudokuError
+
 SYMBOLS = "123456789ABCDEFG"
 BLANKS = ".0"
 SIZES = {16: 2, 81: 3, 256: 4}  # cell count -> rank n
@@ -23,7 +25,7 @@ SIZES = {16: 2, 81: 3, 256: 4}  # cell count -> rank n
 Status = Literal["solved", "no_solution", "timeout", "invalid"]
 
 
-class PuzzleFormatError(ValueError):
+class PuzzleFormatError(ArSudokuError, ValueError):
     """Input that is not a puzzle; the message names the line and column."""
 
     def __init__(self, message: str, line: int | None = None, column: int | None = None):

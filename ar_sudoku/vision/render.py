@@ -9,7 +9,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from ar_sudoku.solver import SYMBOLS
+from ar_sudoku.sudoku.solver import SYMBOLS
 
 BLACK = (0, 0, 0)
 BLUE = (200, 80, 0)  # BGR: a clear blue for solved digits

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ar_sudoku.solver import count_solutions, parse_line, solve, validate
+from ar_sudoku.sudoku.solver import count_solutions, parse_line, solve, validate
 
 Cancel = Callable[[], bool]
 

@@ -2,7 +2,7 @@
 
 This is the pure core shared by the photo command and the live loop: arrays
 in, a frozen :class:`BoardResult` out (the rules themselves are in
-:mod:`ar_sudoku.rules`).
+:mod:`ar_sudoku.sudoku.rules`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 
-from ar_sudoku.rules import BoardResult, Reading, check_reading
+from ar_sudoku.sudoku.rules import BoardResult, Reading, check_reading
 from ar_sudoku.vision.cells import cut_cells, warp_grid
 from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.grid import find_grid, to_gray

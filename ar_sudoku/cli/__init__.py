@@ -1,0 +1,91 @@
+"""The ``ar-sudoku`` command: one module per subcommand, listed in ``COMMANDS``.
+
+Each command module exposes ``add_parser(subparsers)`` and ``run(args) -> int``.
+This is the one place that turns errors into messages and exit codes: 0 all
+done, 1 some input had no answer (no solution, timed out, no grid, a write
+that failed), 2 bad input or usage, 130 interrupted. Errors are one line on
+stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+from collections.abc import Sequence
+
+from ar_sudoku import __version__
+from ar_sudoku.cli import calibrate, generate, image, solve, video
+from ar_sudoku.cli.common import EXIT_INTERRUPTED, EXIT_OK, CliError, help_format
+from ar_sudoku.errors import ArSudokuError
+
+# name -> module; the order is the order of `ar-sudoku --help`
+COMMANDS = {
+    "live": video,  # video.add_parser adds both `live` and `video`
+    "image": image,
+    "solve": solve,
+    "generate": generate,
+    "calibrate": calibrate,
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ar-sudoku",
+        **help_format(
+            "Real-time augmented-reality Sudoku solver: point a webcam at a puzzle "
+            "and the missing digits appear on the paper.",
+            "  ar-sudoku video samples/demo.mp4 --headless --output annotated.mp4\n"
+            "  ar-sudoku image samples/photo.jpg -o solved.png\n"
+            "  ar-sudoku solve samples/puzzles.txt --pretty\n"
+            "  ar-sudoku generate --difficulty hard --sheet puzzle.png\n",
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"ar-sudoku {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module in COMMANDS.values():
+        module.add_parser(sub)
+    return parser
+
+
+def quiet_opencv() -> None:
+    """Our one-line messages replace OpenCV's and FFmpeg's own logs (set the variables to see them)."""
+    os.environ.setdefault("OPENCV_LOG_LEVEL", "OFF")
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")  # AV_LOG_QUIET
+    if "cv2" in sys.modules:
+        import cv2
+
+        with contextlib.suppress(AttributeError):
+            cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    quiet_opencv()
+    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version"):
+        argv = ["live", *argv]  # `ar-sudoku` alone opens the webcam
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except CliError as exc:
+        print(f"ar-sudoku: {exc}", file=sys.stderr)
+        return exc.code
+    except ArSudokuError as exc:
+        print(f"ar-sudoku: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("ar-sudoku: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def run() -> None:
+    """Console-script entry point."""
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:  # `ar-sudoku solve big.txt | head`: stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = EXIT_OK
+    sys.exit(code)

@@ -1,0 +1,88 @@
+"""What every command shares: exit codes, the user-facing error, help layout, and safe output paths.
+
+Commands import this module, never ``ar_sudoku.cli`` itself, so the package's
+``__init__`` can list the commands without an import cycle.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+
+EXIT_OK, EXIT_UNSOLVED, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_INTERRUPTED = 130
+
+IMAGE_OUT_EXT = (".png", ".jpg", ".jpeg", ".bmp")
+
+
+class CliError(Exception):
+    """A problem the user can fix; printed as one line, exit code 2 unless said otherwise."""
+
+    def __init__(self, message: str, code: int = EXIT_BAD_INPUT):
+        super().__init__(message)
+        self.code = code
+
+
+def help_format(description: str, examples: str) -> dict:
+    """``add_parser`` keyword arguments: a description and an examples epilog, laid out as written."""
+    return {
+        "description": description,
+        "epilog": "examples:\n" + examples,
+        "formatter_class": argparse.RawDescriptionHelpFormatter,
+    }
+
+
+def same_file(a: str | Path, b: str | Path) -> bool:
+    """True when two paths name one file (resolved, or the same inode for links)."""
+    pa, pb = Path(a), Path(b)
+    try:
+        if pa.exists() and pb.exists():
+            return os.path.samefile(pa, pb)
+    except OSError:
+        pass
+    return pa.resolve() == pb.resolve()
+
+
+def refuse_overwriting(outputs: Iterable[tuple[str, str | Path | None]], inputs: Iterable[str | Path]) -> None:
+    """An output that is also an input (or another output) would destroy it: refuse before anything runs."""
+    named = [(flag, Path(p)) for flag, p in outputs if p is not None]
+    ins = [Path(p) for p in inputs]
+    for flag, out in named:
+        for src in ins:
+            if same_file(out, src):
+                raise CliError(f"{flag} {out}: is the input {src}; choose another output name (the input is untouched)")
+    for k, (flag, out) in enumerate(named):
+        for flag2, out2 in named[k + 1 :]:
+            if same_file(out, out2):
+                raise CliError(f"{flag} and {flag2} are the same file {out}; give each its own name")
+
+
+def check_image_out(path: Path) -> None:
+    if path.suffix.lower() not in IMAGE_OUT_EXT:
+        raise CliError(f"{path}: give a .png or .jpg file name")
+    if not path.parent.exists():
+        raise CliError(f"{path}: the folder {path.parent} does not exist")
+    if path.is_dir():
+        raise CliError(f"{path}: is a folder")
+
+
+def write_image(path: Path, img: np.ndarray) -> None:
+    """Write an image atomically (a temporary name, then rename), or raise a one-line CliError."""
+    import cv2
+
+    check_image_out(path)
+    tmp = path.with_name(f".{path.name}.part{path.suffix}")
+    try:
+        ok = bool(cv2.imwrite(str(tmp), img))
+    except cv2.error:
+        ok = False
+    if not ok:
+        tmp.unlink(missing_ok=True)
+        raise CliError(f"{path}: cannot write the image (permissions or a full disk?)", EXIT_UNSOLVED)
+    os.replace(tmp, path)

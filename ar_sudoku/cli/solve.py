@@ -1,0 +1,121 @@
+"""``ar-sudoku solve``: puzzles given as text, solved and printed (or rendered)."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+
+from ar_sudoku.cli.common import EXIT_OK, EXIT_UNSOLVED, CliError, help_format, write_image
+from ar_sudoku.sudoku.solver import Board, PuzzleFormatError, count_solutions, format_grid, parse_puzzles, solve
+
+
+def positive_seconds(text: str) -> float:
+    """An argparse type: a finite number of seconds above zero."""
+    try:
+        value = float(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from exc
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a number of seconds above 0")
+    return value
+
+
+def read_puzzle_arg(arg: str) -> str:
+    """The puzzle text behind PUZZLE|FILE|-: stdin, a file's text, or the argument itself."""
+    if arg == "-":
+        return sys.stdin.read()
+    if not arg.strip():
+        raise CliError("the puzzle is empty; give 81 characters ('.' or 0 for blanks) or a file")
+    path = Path(arg)
+    try:
+        is_dir, is_file = path.is_dir(), path.is_file()
+    except OSError:  # e.g. a 256-character puzzle is too long for a file name
+        is_dir = is_file = False
+    if is_dir:
+        raise CliError(f"{arg}: is a folder; give a puzzle file or an 81-character puzzle")
+    if is_file:
+        try:
+            return path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise CliError(f"{arg}: not a text file (puzzles are lines of digits and '.')") from exc
+        except OSError as exc:
+            raise CliError(f"{arg}: cannot read ({exc.strerror})") from exc
+    stripped = arg.strip()
+    looks_like_puzzle = len(stripped) in (16, 81, 256) or "\n" in stripped
+    if not looks_like_puzzle and ("/" in arg or "." in Path(arg).suffix or len(stripped) < 16):
+        raise CliError(f"{arg}: no such file, and not a puzzle (81 characters, '.' or 0 for blanks)")
+    return arg
+
+
+def parse_boards(arg: str) -> list[Board]:
+    text = read_puzzle_arg(arg)
+    source = "stdin" if arg == "-" else "puzzle" if text is arg else arg
+    try:
+        boards = parse_puzzles(text)
+    except PuzzleFormatError as exc:
+        raise CliError(f"{source}: {exc}") from exc
+    if not boards:
+        raise CliError(f"{arg}: no puzzle found")
+    return boards
+
+
+def run(args: argparse.Namespace) -> int:
+    boards = parse_boards(args.puzzle)
+    code = EXIT_OK
+    for k, board in enumerate(boards, 1):
+        label = f"puzzle {k}" + (f" (line {board.line})" if board.line and len(boards) > 1 else "")
+        if args.count:
+            res = count_solutions(board, 2, args.timeout)
+            print(res.label)
+            if res.count == 0:
+                code = EXIT_UNSOLVED
+                if not res.complete:
+                    print(f"{label}: timed out after {args.timeout:g} s", file=sys.stderr)
+            continue
+        result = solve(board, args.timeout)
+        if result.status != "solved":
+            print(f"{label}: {result.message}", file=sys.stderr)
+            code = EXIT_UNSOLVED
+            if not args.pretty:
+                print()  # keep output line k = puzzle k
+            continue
+        assert result.solution is not None
+        print(format_grid(result.solution, board.n) + "\n" if args.pretty else result.solution)
+        if args.png:
+            _write_png(args.png, board, result.solution, k if len(boards) > 1 else None)
+    return code
+
+
+def _write_png(out: str, board: Board, solution: str, index: int | None) -> None:
+    from ar_sudoku.vision.render import board_image
+
+    path = Path(out)
+    if index is not None:
+        path = path.with_name(f"{path.stem}_{index}{path.suffix}")
+    write_image(path, board_image(board.to_string(), solution, n=board.n, cell=60 if board.n <= 3 else 40))
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "solve",
+        help="solve puzzles given as text",
+        **help_format(
+            "Solve each puzzle: an 81-character line ('.' or 0 for a blank), 9 lines of 9 "
+            "space-separated digits, or a file with one puzzle a line. 4x4 and 16x16 "
+            "(digits 1-9 then A-G) work too. Exit 0 when all are solved, 1 when any has "
+            "no solution or timed out, 2 for bad input.",
+            "  ar-sudoku solve 53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79\n"
+            "  ar-sudoku solve puzzles.txt --pretty\n"
+            "  cat puzzles.txt | ar-sudoku solve - --count\n"
+            "  ar-sudoku solve puzzle.txt --png solved.png\n",
+        ),
+    )
+    p.add_argument("puzzle", metavar="PUZZLE|FILE|-", help="a puzzle, a file of puzzles, or - for stdin")
+    p.add_argument("--pretty", action="store_true", help="print a boxed grid instead of one line")
+    p.add_argument("--count", action="store_true", help="print the number of solutions: 0, 1 or 2+")
+    p.add_argument("--png", metavar="OUT.png", help="render the solved grid (givens black, solved blue)")
+    p.add_argument("--timeout", type=positive_seconds, default=10.0, metavar="S",
+                   help="give up on a puzzle after S seconds (default 10)")
+    p.set_defaults(func=run)
