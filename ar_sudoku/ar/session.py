@@ -3,16 +3,44 @@
 Most frames take the short path: the board is tracked, its givens are known,
 its solution is cached, and only the overlay is drawn. The long path (detect,
 read over a few frames and vote, hand the reading to the solve worker) runs
-when a board appears or tracking is lost. A periodic re-read of the tracked
-board notices a different puzzle; drawing stops at the first sign of one, so a
-solution is never drawn on a puzzle it does not belong to. The session owns no
-windows or files: the caller draws the result where it wants.
+when a board appears or tracking is lost. The session owns no windows or
+files: the caller draws the result where it wants.
+
+States (``State``) and the events that move between them; the whole table
+lives in ``ARSession`` and nowhere else::
+
+    state        every steady frame          event                        next
+    -----------  --------------------------  ---------------------------  -----------
+    SEARCHING    detect                      board found                  READING
+    READING      read, add a vote            enough votes: submit         SOLVING
+    SOLVING      read, add a vote            worker: solved               SOLVED
+                                             worker: no solution          NO_SOLUTION
+    NO_SOLUTION  read, add a vote            the vote reads differently   SOLVING
+    SOLVED       draw; re-read now and then  re-read differs              SUSPECT
+    SUSPECT      draw nothing; re-read soon  re-read agrees               SOLVED
+                                             re-read differs again        READING (new board)
+    any          -                           board lost                   SEARCHING
+    any          -                           tracking slipped, other grid READING (new board)
+
+Two checks guard the drawing in SOLVED: a 0.2 ms test every frame that the
+inked cells still match the givens (a swapped puzzle or a hand over the page
+stops the drawing at once), and the periodic full re-read that confirms a
+different puzzle. A solution is never drawn on a puzzle it does not belong to.
+
+Stills (a photo, a folder of photos) are each their own scene:
+``step(frame, still=True)`` reads and solves at once, with no tracking or votes.
+
+Detection and tracking run on a frame scaled to ``SessionConfig.work_side``
+(long side), so a 4K camera costs about what 720p does; cells are cut from
+the full-resolution frame.
 """
 
 from __future__ import annotations
 
+import enum
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import cv2
@@ -28,12 +56,21 @@ from ar_sudoku.vision.reading import read_grid, read_oriented
 from ar_sudoku.vision.tracker import GridTracker
 
 
+class State(enum.Enum):
+    SEARCHING = "searching"
+    READING = "reading"
+    SOLVING = "solving"
+    NO_SOLUTION = "no_solution"
+    SOLVED = "solved"
+    SUSPECT = "suspect"
+
+
 @dataclass(frozen=True)
 class FrameResult:
     """What one frame showed: feeds the overlay, the status display and the JSONL log alike."""
 
     frame: int
-    status: str  # searching | reading | solving | solved | no_solution
+    status: str  # a State's value
     corners: np.ndarray | None
     givens: str | None
     solution: str | None  # the solution drawn on this frame, or None
@@ -62,12 +99,25 @@ class SessionConfig:
     mismatch_new: int = 5  # confident cells that disagree: a different puzzle
     pattern_mismatch: int = 12  # cells whose ink disagrees with the givens: not this puzzle (now)
     solve_timeout: float = 1.5
+    work_side: int = 1280  # detect and track on frames no larger than this (long side)
+
+
+@dataclass(frozen=True)
+class Located:
+    """Where the board is on this frame, in full-frame pixels."""
+
+    corners: np.ndarray | None
+    detected: bool  # found by the detector on this frame (exact), not only tracked
 
 
 def _align(corners: np.ndarray, reference: np.ndarray) -> np.ndarray:
     """Roll a detected quad so its corners match the tracked (puzzle-ordered) ones."""
     best = min(range(4), key=lambda k: float(np.linalg.norm(np.roll(corners, -k, axis=0) - reference)))
     return np.roll(corners, -best, axis=0)
+
+
+def _side(corners: np.ndarray) -> float:
+    return float(np.linalg.norm(corners[0] - corners[2]))
 
 
 class ARSession:
@@ -87,29 +137,37 @@ class ARSession:
         self.overrides: dict[int, int] = {}
         self.override_base: str | None = None  # the reading the corrections were made on
         self.cache: OrderedDict[str, BoardResult] = OrderedDict()  # givens -> checked result
-        self._reset_board()
+        self._shape: tuple[int, ...] | None = None
+        self.state = State.SEARCHING
+        # what each state does on a steady frame with the board in view
+        self._on_steady: dict[State, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+            State.READING: self._vote,
+            State.SOLVING: self._vote,
+            State.NO_SOLUTION: self._vote,
+            State.SOLVED: self._recheck,
+            State.SUSPECT: self._recheck,
+        }
+        self._new_board()
 
-    # ------------------------------------------------------------------ state
+    # ------------------------------------------------------------------ board state and transitions
 
-    def _reset_board(self) -> None:
+    def _new_board(self, state: State = State.SEARCHING) -> None:
+        """Forget the board's reading: the next one is read afresh (the cache makes a known one instant)."""
         self.votes: list[Reading] = []
         self.givens: str | None = None
         self.result: BoardResult | None = None
         self.handle: SolveHandle | None = None
         self.oriented = False
         self.since_read = 0
-        self.suspect = 0
         self.submitted: str | None = None  # the last vote handed to the solver
+        self.state = state
 
-    @property
-    def state(self) -> str:
-        if not self.tracker.active:
-            return "searching"
-        if self.result is not None:
-            return "solved" if self.result.status == "solved" else "no_solution"
-        if self.handle is not None:
-            return "solving"
-        return "reading"
+    def _settle(self, result: BoardResult) -> None:
+        """A checked result arrived (from the worker or the cache): SOLVED or NO_SOLUTION."""
+        self.result = result
+        if result.givens:
+            self.givens = result.givens
+        self.state = State.SOLVED if result.status == "solved" else State.NO_SOLUTION
 
     def set_override(self, cell: int, digit: int) -> None:
         """A user's correction of a misread cell (0 clears); the board is solved again."""
@@ -123,27 +181,31 @@ class ARSession:
         self.overrides.clear()
         self.override_base = None
 
-    # ------------------------------------------------------------------ steps
+    # ------------------------------------------------------------------ solving
 
     def _voted(self) -> Reading:
         probs = np.mean([r.probs for r in self.votes], axis=0) if self.votes else np.zeros((81, 10))
         digits = probs.argmax(axis=1)
         return Reading(digits, probs.max(axis=1), probs)
 
-    def _submit(self, reading: Reading) -> None:
+    def _cache_key(self, givens: str, require_unique: bool) -> str:
+        return givens + repr(sorted(self.overrides.items())) + ("" if require_unique else " any")
+
+    def _submit(self, reading: Reading, require_unique: bool = True) -> None:
         if self.override_base is not None and sum(
                 a != b for a, b in zip(reading.givens, self.override_base)) > self.cfg.mismatch_new:
             self.clear_overrides()  # corrections belong to the puzzle they were made on
-        overrides = dict(self.overrides)
         self.givens = self.submitted = reading.givens
-        key = self.givens + repr(sorted(overrides.items()))
+        key = self._cache_key(self.givens, require_unique)
         if key in self.cache:
-            self.result = self.cache[key]
             self.cache.move_to_end(key)
             self.handle = None
+            self._settle(self.cache[key])
             return
         self.result = None
-        self.handle = self.worker.submit_reading(reading, self.cfg.solve_timeout, overrides, True, key)
+        self.handle = self.worker.submit_reading(reading, self.cfg.solve_timeout, dict(self.overrides),
+                                                 require_unique, key)
+        self.state = State.SOLVING
 
     def _poll(self) -> None:
         if self.handle is None or not self.handle.done():
@@ -152,24 +214,114 @@ class ARSession:
         if h.superseded or h.result() is None:
             return
         result: BoardResult = h.result()
-        self.result = result
         self.cache[h.givens] = result
         while len(self.cache) > 32:
             self.cache.popitem(last=False)
-        if result.givens:
-            self.givens = result.givens
+        self._settle(result)
+
+    # ------------------------------------------------------------------ what the states do
 
     def _read(self, gray: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, Reading]:
         if not self.oriented:
             corners, reading = read_oriented(gray, corners, self.reader)
-            inked = reading.digits > 0
-            if inked.sum() >= 10:
+            if (reading.digits > 0).sum() >= 10:
                 self.oriented = True
-                self.tracker.start(gray, corners)
+                self._restart_tracker(corners)
             return corners, reading
         return corners, read_grid(gray, corners, self.reader)
 
-    def _steady(self, corners: np.ndarray, shape: tuple[int, ...], detected: bool = False) -> bool:
+    def _vote(self, gray: np.ndarray, corners: np.ndarray) -> np.ndarray:
+        """READING, SOLVING, NO_SOLUTION: every steady frame adds a vote; the mean of the last few goes
+        to the solver whenever it reads differently from the last one submitted."""
+        corners, reading = self._read(gray, corners)
+        self.since_read = 0
+        if self.oriented:
+            self.votes = [*self.votes, reading][-self.cfg.window :]
+        if len(self.votes) >= self.cfg.votes and self.handle is None:
+            voted = self._voted()
+            if voted.givens != self.submitted:
+                self._submit(voted)
+        return corners
+
+    def _recheck(self, gray: np.ndarray, corners: np.ndarray) -> np.ndarray:
+        """SOLVED, SUSPECT: re-read now and then; a different puzzle is suspected, then confirmed."""
+        self.since_read += 1
+        if self.since_read < self.cfg.recheck_every:
+            return corners
+        corners, reading = self._read(gray, corners)
+        self.since_read = 0
+        diff = self._differs(reading)
+        if diff < self.cfg.mismatch_new:
+            self.state = State.SOLVED
+        elif self.state is State.SUSPECT or diff >= 2 * self.cfg.mismatch_new:
+            self._new_board(State.READING)
+        else:
+            self.state = State.SUSPECT  # stop drawing at once; confirm on the next re-read, soon
+            self.since_read = self.cfg.recheck_every - 2
+        return corners
+
+    def _differs(self, reading: Reading) -> int:
+        """Confident cells of a fresh reading that disagree with the board's givens."""
+        if not self.givens:
+            return 0
+        before = np.array([0 if ch == "." else int(ch) for ch in self.givens])
+        mask = (reading.confidence > 0.8) & (reading.digits != before)
+        for i in self.overrides:
+            mask[i] = False
+        return int(mask.sum())
+
+    def _same_pattern(self, gray: np.ndarray, corners: np.ndarray) -> bool:
+        """Every frame, cheaply: do the inked cells still match the givens? A different puzzle
+        (or a hand over this one) fails at once, and a full re-read is due on the next frame."""
+        assert self.givens is not None
+        ink = quick_ink(gray, corners) > 0.5
+        mismatch = ink != np.array([ch != "." for ch in self.givens])
+        for i in self.overrides:
+            mismatch[i] = False
+        if int(mismatch.sum()) >= self.cfg.pattern_mismatch:
+            self.since_read = self.cfg.recheck_every
+            return False
+        return True
+
+    # ------------------------------------------------------------------ finding the board
+
+    def _work_scale(self, gray: np.ndarray) -> float:
+        return min(1.0, self.cfg.work_side / max(gray.shape[:2]))
+
+    def _restart_tracker(self, corners: np.ndarray, motion: np.ndarray | None = None) -> None:
+        self.tracker.start(self._small, corners * self._scale, motion)
+
+    def _locate(self, gray: np.ndarray) -> Located:
+        """Track the board, and detect it on every frame until it is solved (the reading needs exact
+        corners) or while it moves fast; once solved, now and then, to correct drift."""
+        k = self._scale
+        prev = self.last_corners
+        tracked = self.tracker.track(self._small) if self.tracker.active else None
+        if tracked is not None:
+            tracked = tracked / k
+        # fast motion (now or on the last frame) makes a periodic grid easy to mis-track by a cell
+        moving = self.speed > 0.01 or (tracked is not None and prev is not None and float(
+            np.abs(tracked - prev).max()) > 0.01 * _side(tracked))
+        settled = self.state in (State.SOLVED, State.SUSPECT)
+        if tracked is not None and settled and not moving and self.frame_index % self.cfg.redetect_every:
+            return Located(tracked, False)
+        quad = find_grid(self._small, allow_cut=False)
+        if quad is None:
+            return Located(tracked, False)
+        ref = tracked if tracked is not None else prev
+        det = quad.corners / k if ref is None else _align(quad.corners / k, ref)
+        if tracked is not None:
+            motion = self.tracker.motion
+        elif prev is not None:
+            motion = cv2.getPerspectiveTransform((prev * k).astype(np.float32), (det * k).astype(np.float32))
+        else:
+            motion = None
+        self._restart_tracker(det, motion)
+        if ref is not None and float(np.abs(det - ref).max()) > 0.08 * _side(det):
+            self._new_board(State.READING)  # tracking had slipped, or another grid is in view: read again
+        return Located(det, True)
+
+    def _steady(self, corners: np.ndarray, shape: tuple[int, ...], detected: bool) -> bool:
         """Whole board in view, and its corners exact: detected on this frame, or tracked while slow."""
         h, w = shape[:2]
         m = 2.0
@@ -180,117 +332,94 @@ class ARSession:
             return True
         if self.last_corners is None:
             return False
-        side = float(np.linalg.norm(corners[0] - corners[2]))
-        return float(np.abs(corners - self.last_corners).max()) < 0.03 * side
+        return float(np.abs(corners - self.last_corners).max()) < 0.03 * _side(corners)
 
-    def _same_pattern(self, gray: np.ndarray, corners: np.ndarray) -> bool:
-        """Every frame, cheaply: do the inked cells still match the givens? A different puzzle
-        (or a hand over this one) fails at once, and a full re-read is due on the next frame."""
-        assert self.givens is not None
-        ink = quick_ink(gray, corners) > 0.5
-        want = np.array([ch != "." for ch in self.givens])
-        mismatch = ink != want
-        for i in self.overrides:
-            mismatch[i] = False
-        if int(mismatch.sum()) >= self.cfg.pattern_mismatch:
-            self.since_read = self.cfg.recheck_every
-            return False
-        return True
+    # ------------------------------------------------------------------ the frame
 
-    def _differs(self, reading: Reading) -> int:
-        """Confident cells of a fresh reading that disagree with the board's givens."""
-        if not self.givens:
-            return 0
-        now = reading.digits
-        before = np.array([0 if ch == "." else int(ch) for ch in self.givens])
-        confident = reading.confidence > 0.8
-        mask = confident & (now != before)
-        for i in self.overrides:
-            mask[i] = False
-        return int(mask.sum())
+    def _prepare(self, frame: np.ndarray) -> np.ndarray:
+        """Grey at full size and at working size; a change of frame size starts afresh."""
+        gray = to_gray(frame)
+        if gray.shape != self._shape:
+            self._shape = gray.shape
+            self.tracker.reset()
+            self.last_corners = None
+            self._new_board()
+        self._scale = self._work_scale(gray)
+        self._small = gray if self._scale == 1.0 else cv2.resize(gray, None, fx=self._scale, fy=self._scale,
+                                                                 interpolation=cv2.INTER_AREA)
+        return gray
 
-    def step(self, frame: np.ndarray) -> FrameResult:
-        """Advance one frame; never waits for the solver."""
+    def step(self, frame: np.ndarray, still: bool = False) -> FrameResult:
+        """Advance one frame; never waits for the solver (except on a still, its own scene)."""
+        if still:
+            return self._step_still(frame)
         t0 = time.perf_counter()
         self.frame_index += 1
         timings: dict[str, float] = {}
-        gray = to_gray(frame)
+        gray = self._prepare(frame)
         self._poll()
 
         t = time.perf_counter()
         prev = self.last_corners
-        tracked = self.tracker.track(gray) if self.tracker.active else None
-        corners = tracked
-        # fast motion (now or on the last frame) makes a periodic grid easy to mis-track by a cell
-        moving = self.speed > 0.01 or (tracked is not None and prev is not None and float(
-            np.abs(tracked - prev).max()) > 0.01 * float(np.linalg.norm(tracked[0] - tracked[2])))
-        settled = self.result is not None and self.result.status == "solved"
-        detected = False
-        # detect on every frame until the board is solved (the reading needs exact corners) or while it
-        # moves fast; after that, now and then, to correct drift
-        if tracked is None or not settled or moving or self.frame_index % self.cfg.redetect_every == 0:
-            quad = find_grid(gray, allow_cut=False)
-            if quad is not None:
-                ref = tracked if tracked is not None else prev
-                det = quad.corners if ref is None else _align(quad.corners, ref)
-                if tracked is not None:
-                    motion = self.tracker.motion
-                elif prev is not None:
-                    motion = cv2.getPerspectiveTransform(prev.astype(np.float32), det.astype(np.float32))
-                else:
-                    motion = None
-                self.tracker.start(gray, det, motion)
-                corners = det
-                detected = True
-                if ref is not None and float(np.abs(det - ref).max()) > 0.08 * float(np.linalg.norm(det[0] - det[2])):
-                    self._reset_board()  # tracking had slipped, or another grid is in view: read again
-        if corners is None and self.givens is not None:
-            self._reset_board()  # lost: a board seen again is re-read (the cache makes it instant)
+        loc = self._locate(gray)
+        corners = loc.corners
+        if corners is None and self.state is not State.SEARCHING:
+            self.tracker.reset()
+            if self.givens is not None:
+                self._new_board()  # lost: a board seen again is re-read (the cache makes it instant)
+            self.state = State.SEARCHING  # votes not yet submitted are kept for its return
+        elif corners is not None and self.state is State.SEARCHING:
+            self.state = State.READING
         timings["find"] = (time.perf_counter() - t) * 1e3
 
         t = time.perf_counter()
-        steady = corners is not None and self._steady(corners, frame.shape, detected)
-        self.speed = 0.0
-        if corners is not None and prev is not None:
-            self.speed = float(np.abs(corners - prev).max()) / float(np.linalg.norm(corners[0] - corners[2]))
+        steady = corners is not None and self._steady(corners, frame.shape, loc.detected)
+        self.speed = 0.0 if corners is None or prev is None else float(np.abs(corners - prev).max()) / _side(corners)
         self.last_corners = corners
         if corners is not None and steady:
-            self.since_read += 1
-            solved = self.result is not None and self.result.status == "solved"
-            if not solved:
-                # reading, or reading on after "no solution": every steady frame adds a vote, and the
-                # mean of the last few goes to the solver whenever it reads differently from the last
-                corners, reading = self._read(gray, corners)
-                self.since_read = 0
-                if self.oriented:
-                    self.votes = [*self.votes, reading][-self.cfg.window :]
-                if len(self.votes) >= self.cfg.votes and self.handle is None:
-                    voted = self._voted()
-                    if voted.givens != self.submitted:
-                        self._submit(voted)
-            elif self.since_read >= self.cfg.recheck_every:
-                corners, reading = self._read(gray, corners)
-                self.since_read = 0
-                diff = self._differs(reading)
-                if diff >= self.cfg.mismatch_new:
-                    self.suspect += 1  # stop drawing at once; confirm on the next re-read
-                    self.since_read = self.cfg.recheck_every - 2
-                    if self.suspect >= 2 or diff >= 2 * self.cfg.mismatch_new:
-                        self._reset_board()
-                else:
-                    self.suspect = 0
+            corners = self._on_steady[self.state](gray, corners)
         timings["read"] = (time.perf_counter() - t) * 1e3
         self._poll()
+        return self._result(gray, corners, t0, timings)
 
+    def _step_still(self, frame: np.ndarray) -> FrameResult:
+        """A photo is its own scene: find, read oriented, solve (waiting, up to the timeout), done."""
+        t0 = time.perf_counter()
+        self.frame_index += 1
+        self.tracker.reset()
+        self.last_corners = None
+        self._shape = None
+        self._new_board()
+        gray = to_gray(frame)
+        t = time.perf_counter()
+        quad = find_grid(gray)
+        timings = {"find": (time.perf_counter() - t) * 1e3}
+        corners = None
+        if quad is not None:
+            self.state = State.READING
+            t = time.perf_counter()
+            corners, reading = read_oriented(gray, quad.corners, self.reader)
+            self.votes = [reading]
+            self._submit(reading, require_unique=False)  # as `ar-sudoku image` does
+            if self.handle is not None:
+                self.handle.wait(self.cfg.solve_timeout + 1.0)
+                self._poll()
+            timings["read"] = (time.perf_counter() - t) * 1e3
+        result = self._result(gray, corners, t0, timings, check_pattern=False)
+        self.last_corners = None
+        return result
+
+    def _result(self, gray: np.ndarray, corners: np.ndarray | None, t0: float, timings: dict[str, float],
+                check_pattern: bool = True) -> FrameResult:
         solution = None
-        if (corners is not None and self.result is not None and self.result.status == "solved"
-                and self.suspect == 0 and self.givens is not None and self._same_pattern(gray, corners)):
+        if (corners is not None and self.state is State.SOLVED and self.result is not None
+                and self.givens is not None
+                and (not check_pattern or self._same_pattern(gray, corners))):
             solution = self.result.solution
-        status = self.state
         message = self.result.message if self.result is not None else ""
         t_ms = (time.perf_counter() - t0) * 1e3
-        return FrameResult(self.frame_index, status, corners, self.givens if corners is not None else None,
-                           solution, t_ms, timings, message)
+        return FrameResult(self.frame_index, self.state.value, corners,
+                           self.givens if corners is not None else None, solution, t_ms, timings, message)
 
     def draw(self, frame: np.ndarray, result: FrameResult) -> np.ndarray:
         """The overlay for ``result`` on ``frame`` (in place)."""
