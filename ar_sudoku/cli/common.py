@@ -7,6 +7,7 @@ Commands import this module, never ``ar_sudoku.cli`` itself, so the package's
 from __future__ import annotations
 
 import argparse
+import math
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -36,6 +37,17 @@ def help_format(description: str, examples: str) -> dict:
         "epilog": "examples:\n" + examples,
         "formatter_class": argparse.RawDescriptionHelpFormatter,
     }
+
+
+def positive_seconds(text: str) -> float:
+    """An argparse type: a finite number of seconds above zero."""
+    try:
+        value = float(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from exc
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a number of seconds above 0")
+    return value
 
 
 def same_file(a: str | Path, b: str | Path) -> bool:

@@ -11,7 +11,17 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from ar_sudoku.cli.common import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNSOLVED, CliError, help_format
+from ar_sudoku.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_OK,
+    EXIT_UNSOLVED,
+    CliError,
+    check_image_out,
+    help_format,
+    positive_seconds,
+    refuse_overwriting,
+    write_image,
+)
 from ar_sudoku.sudoku.rules import BoardResult
 
 UNSURE = 0.8  # cells read with less confidence than this are named in the text output
@@ -98,11 +108,8 @@ def run(args: argparse.Namespace) -> int:
             raise CliError(f"--out-dir {d}: not a folder")
         d.mkdir(parents=True, exist_ok=True)
     if args.output:
-        o = Path(args.output)
-        if o.suffix.lower() not in (".png", ".jpg", ".jpeg", ".bmp"):
-            raise CliError(f"{o}: give a .png or .jpg file name")
-        if not o.parent.exists():
-            raise CliError(f"{o}: the folder {o.parent} does not exist")
+        check_image_out(Path(args.output))
+        refuse_overwriting([("--output", args.output)], photos)
     overrides = parse_sets(args.set)
     calib = None
     if args.calibration:
@@ -130,19 +137,24 @@ def run(args: argparse.Namespace) -> int:
                     result = BoardResult("error", message=f"{src}: {exc}")
             if result is None:
                 result = process_image(image, reader, args.timeout, overrides)
-        if result.status != "solved":
-            code = EXIT_UNSOLVED
+        # a photo that cannot be read is bad input (2); one read without an answer is 1
+        code = max(code, EXIT_BAD_INPUT if result.status == "error" else EXIT_OK if result.status == "solved"
+                   else EXIT_UNSOLVED)
         if args.json:
             print(json.dumps(result.to_json(str(src))), flush=True)
         else:
             print_text(str(src), result)
         dest = out_path(src, args)
         if dest is not None and result.status != "error":
-            if not cv2.imwrite(str(dest), annotate(image, result)):
-                print(f"ar-sudoku: {dest}: cannot write the image", file=sys.stderr)
-                code = EXIT_BAD_INPUT
-            elif not args.json:
-                print(f"wrote {dest}\n")
+            try:
+                refuse_overwriting([("--out-dir", dest)], [src])
+                write_image(dest, annotate(image, result))
+            except CliError as exc:
+                print(f"ar-sudoku: {exc}", file=sys.stderr)
+                code = max(code, exc.code)
+            else:
+                if not args.json:
+                    print(f"wrote {dest}\n")
         if result.status == "error":
             print(f"ar-sudoku: {result.message}", file=sys.stderr)
     return code
@@ -166,7 +178,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out-dir", metavar="DIR", help="write PHOTO_solved.png for each photo here")
     p.add_argument("--json", action="store_true", help="one JSON object per photo on stdout")
     p.add_argument("--set", action="append", metavar="rRcC=D", help="override a read cell (0 clears); repeatable")
-    p.add_argument("--timeout", type=float, default=1.0, metavar="S", help="solver time limit per photo (default 1)")
+    p.add_argument("--timeout", type=positive_seconds, default=1.0, metavar="S",
+                   help="solver time limit per photo (default 1)")
     p.add_argument("--model", metavar="PATH", help="another digits.onnx (default: the shipped model)")
     p.add_argument("--calibration", metavar="NAME|PATH", help="undistort with a camera calibration")
     p.set_defaults(func=run)
