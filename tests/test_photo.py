@@ -71,7 +71,7 @@ def test_json_contract_and_bad_inputs(tmp_path, capsys):
     assert ok["ms"] > 0
     assert "no such file" in rows[1]["message"] and "empty" in rows[2]["message"]
     assert rows[4]["corners"] is None and rows[4]["message"]
-    assert code == 1
+    assert code == 2  # unreadable photos are bad input; the others are still read
     assert "Traceback" not in err
 
 

@@ -28,8 +28,8 @@ class OverlayRenderer:
     digit_height: float = 0.5  # of a cell
     _cache: dict = field(default_factory=dict, repr=False)
 
-    def flat_layer(self, givens: str, solution: str) -> tuple[np.ndarray, np.ndarray]:
-        """The digits to add (BGR) and their mask, in the flat grid plane."""
+    def flat_layer(self, givens: str, solution: str) -> np.ndarray:
+        """The digits to add in the flat grid plane, as BGRA (alpha = where to draw)."""
         key = (givens, solution)
         if key not in self._cache:
             side = 9 * self.cell
@@ -39,15 +39,24 @@ class OverlayRenderer:
                     r, c = divmod(i, 9)
                     put_centered(layer, s, ((c + 0.5) * self.cell, (r + 0.5) * self.cell),
                                  self.cell * self.digit_height, self.color, max(2, self.cell // 16))
-            mask = cv2.cvtColor(layer, cv2.COLOR_BGR2GRAY)
+            bgra = cv2.cvtColor(layer, cv2.COLOR_BGR2BGRA)
+            bgra[:, :, 3] = cv2.cvtColor(layer, cv2.COLOR_BGR2GRAY)
             self._cache.clear()
-            self._cache[key] = (layer, mask)
+            self._cache[key] = bgra
         return self._cache[key]
 
     def draw(self, frame: np.ndarray, corners: np.ndarray, givens: str, solution: str) -> np.ndarray:
         """Blend the solved digits into ``frame`` in place (and return it)."""
-        layer, mask = self.flat_layer(givens, solution)
-        side = 9 * self.cell
+        return self.composite(frame, corners, self.flat_layer(givens, solution))
+
+    def composite(self, frame: np.ndarray, corners: np.ndarray, layer: np.ndarray) -> np.ndarray:
+        """Reproject a flat BGRA layer onto the grid's corners and blend it in, in place.
+
+        One warp of the four channels into the grid's bounding box only, then
+        ``addWeighted`` and a masked ``copyTo`` there: the cost follows the
+        grid's size on screen, never the frame's.
+        """
+        side = layer.shape[0]
         src = np.array([[0, 0], [side, 0], [side, side], [0, side]], np.float32)
         dst = np.asarray(corners, np.float32).reshape(4, 2)
         h, w = frame.shape[:2]
@@ -59,13 +68,12 @@ class OverlayRenderer:
         hmat, _ = cv2.findHomography(src, dst - np.float32([x0, y0]))
         if hmat is None:
             return frame
-        size = (x1 - x0, y1 - y0)
-        warped = cv2.warpPerspective(layer, hmat, size, flags=cv2.INTER_LINEAR)
-        wmask = cv2.warpPerspective(mask, hmat, size, flags=cv2.INTER_LINEAR)
+        warped = cv2.warpPerspective(layer, hmat, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR)
+        # whole-array conversions: a strided numpy view of three channels would be copied slowly
+        bgr, alpha = cv2.cvtColor(warped, cv2.COLOR_BGRA2BGR), cv2.extractChannel(warped, 3)
         roi = frame[y0:y1, x0:x1]
-        blended = cv2.addWeighted(roi, 1.0 - self.alpha, warped, self.alpha, 0.0)
-        sel = wmask > 40
-        roi[sel] = blended[sel]
+        blended = cv2.addWeighted(roi, 1.0 - self.alpha, bgr, self.alpha, 0.0)
+        cv2.copyTo(blended, cv2.compare(alpha, 40, cv2.CMP_GT), roi)
         return frame
 
 

@@ -138,9 +138,12 @@ class ARSession:
         self.override_base: str | None = None  # the reading the corrections were made on
         self.cache: OrderedDict[str, BoardResult] = OrderedDict()  # givens -> checked result
         self._shape: tuple[int, ...] | None = None
+        self._frame = self._small = np.zeros((1, 1), np.uint8)  # this frame, and its grey at working size
+        self._gray: np.ndarray | None = None  # its grey at full size, made when a reading needs it
+        self._scale = 1.0  # working size / full size
         self.state = State.SEARCHING
         # what each state does on a steady frame with the board in view
-        self._on_steady: dict[State, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+        self._on_steady: dict[State, Callable[[np.ndarray], np.ndarray]] = {
             State.READING: self._vote,
             State.SOLVING: self._vote,
             State.NO_SOLUTION: self._vote,
@@ -221,7 +224,8 @@ class ARSession:
 
     # ------------------------------------------------------------------ what the states do
 
-    def _read(self, gray: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, Reading]:
+    def _read(self, corners: np.ndarray) -> tuple[np.ndarray, Reading]:
+        gray = self._full_gray()
         if not self.oriented:
             corners, reading = read_oriented(gray, corners, self.reader)
             if (reading.digits > 0).sum() >= 10:
@@ -230,10 +234,10 @@ class ARSession:
             return corners, reading
         return corners, read_grid(gray, corners, self.reader)
 
-    def _vote(self, gray: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    def _vote(self, corners: np.ndarray) -> np.ndarray:
         """READING, SOLVING, NO_SOLUTION: every steady frame adds a vote; the mean of the last few goes
         to the solver whenever it reads differently from the last one submitted."""
-        corners, reading = self._read(gray, corners)
+        corners, reading = self._read(corners)
         self.since_read = 0
         if self.oriented:
             self.votes = [*self.votes, reading][-self.cfg.window :]
@@ -243,12 +247,12 @@ class ARSession:
                 self._submit(voted)
         return corners
 
-    def _recheck(self, gray: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    def _recheck(self, corners: np.ndarray) -> np.ndarray:
         """SOLVED, SUSPECT: re-read now and then; a different puzzle is suspected, then confirmed."""
         self.since_read += 1
         if self.since_read < self.cfg.recheck_every:
             return corners
-        corners, reading = self._read(gray, corners)
+        corners, reading = self._read(corners)
         self.since_read = 0
         diff = self._differs(reading)
         if diff < self.cfg.mismatch_new:
@@ -270,11 +274,11 @@ class ARSession:
             mask[i] = False
         return int(mask.sum())
 
-    def _same_pattern(self, gray: np.ndarray, corners: np.ndarray) -> bool:
+    def _same_pattern(self, corners: np.ndarray) -> bool:
         """Every frame, cheaply: do the inked cells still match the givens? A different puzzle
         (or a hand over this one) fails at once, and a full re-read is due on the next frame."""
         assert self.givens is not None
-        ink = quick_ink(gray, corners) > 0.5
+        ink = quick_ink(self._small, corners * self._scale) > 0.5
         mismatch = ink != np.array([ch != "." for ch in self.givens])
         for i in self.overrides:
             mismatch[i] = False
@@ -285,13 +289,10 @@ class ARSession:
 
     # ------------------------------------------------------------------ finding the board
 
-    def _work_scale(self, gray: np.ndarray) -> float:
-        return min(1.0, self.cfg.work_side / max(gray.shape[:2]))
-
     def _restart_tracker(self, corners: np.ndarray, motion: np.ndarray | None = None) -> None:
         self.tracker.start(self._small, corners * self._scale, motion)
 
-    def _locate(self, gray: np.ndarray) -> Located:
+    def _locate(self) -> Located:
         """Track the board, and detect it on every frame until it is solved (the reading needs exact
         corners) or while it moves fast; once solved, now and then, to correct drift."""
         k = self._scale
@@ -336,18 +337,33 @@ class ARSession:
 
     # ------------------------------------------------------------------ the frame
 
-    def _prepare(self, frame: np.ndarray) -> np.ndarray:
-        """Grey at full size and at working size; a change of frame size starts afresh."""
-        gray = to_gray(frame)
-        if gray.shape != self._shape:
-            self._shape = gray.shape
+    def _prepare(self, frame: np.ndarray) -> None:
+        """Grey at working size now, at full size only if a reading needs it; a new frame size starts afresh.
+
+        A large frame is subsampled before it is made grey: nearest-neighbour reads a third of a 4K
+        frame's rows (1.6 ms against 6.5 ms for linear and 8.3 ms for grey-then-area on freshly decoded
+        frames), and measured on the sample upscaled to 4K its corners are as exact (median 4.3 px
+        against 4.4 px in 720p pixels). Detection and tracking then cost what they do at 720p.
+        """
+        if frame.shape[:2] != self._shape:
+            self._shape = frame.shape[:2]
             self.tracker.reset()
             self.last_corners = None
             self._new_board()
-        self._scale = self._work_scale(gray)
-        self._small = gray if self._scale == 1.0 else cv2.resize(gray, None, fx=self._scale, fy=self._scale,
-                                                                 interpolation=cv2.INTER_AREA)
-        return gray
+        h, w = frame.shape[:2]
+        self._scale = min(1.0, self.cfg.work_side / max(h, w))
+        self._frame = frame
+        self._gray = None
+        if self._scale == 1.0:
+            self._gray = self._small = to_gray(frame)
+        else:
+            size = (round(w * self._scale), round(h * self._scale))
+            self._small = to_gray(cv2.resize(frame, size, interpolation=cv2.INTER_NEAREST))
+
+    def _full_gray(self) -> np.ndarray:
+        if self._gray is None:
+            self._gray = to_gray(self._frame)
+        return self._gray
 
     def step(self, frame: np.ndarray, still: bool = False) -> FrameResult:
         """Advance one frame; never waits for the solver (except on a still, its own scene)."""
@@ -356,12 +372,12 @@ class ARSession:
         t0 = time.perf_counter()
         self.frame_index += 1
         timings: dict[str, float] = {}
-        gray = self._prepare(frame)
+        self._prepare(frame)
         self._poll()
 
         t = time.perf_counter()
         prev = self.last_corners
-        loc = self._locate(gray)
+        loc = self._locate()
         corners = loc.corners
         if corners is None and self.state is not State.SEARCHING:
             self.tracker.reset()
@@ -377,10 +393,10 @@ class ARSession:
         self.speed = 0.0 if corners is None or prev is None else float(np.abs(corners - prev).max()) / _side(corners)
         self.last_corners = corners
         if corners is not None and steady:
-            corners = self._on_steady[self.state](gray, corners)
+            corners = self._on_steady[self.state](corners)
         timings["read"] = (time.perf_counter() - t) * 1e3
         self._poll()
-        return self._result(gray, corners, t0, timings)
+        return self._result(corners, t0, timings)
 
     def _step_still(self, frame: np.ndarray) -> FrameResult:
         """A photo is its own scene: find, read oriented, solve (waiting, up to the timeout), done."""
@@ -405,16 +421,16 @@ class ARSession:
                 self.handle.wait(self.cfg.solve_timeout + 1.0)
                 self._poll()
             timings["read"] = (time.perf_counter() - t) * 1e3
-        result = self._result(gray, corners, t0, timings, check_pattern=False)
+        result = self._result(corners, t0, timings, check_pattern=False)
         self.last_corners = None
         return result
 
-    def _result(self, gray: np.ndarray, corners: np.ndarray | None, t0: float, timings: dict[str, float],
+    def _result(self, corners: np.ndarray | None, t0: float, timings: dict[str, float],
                 check_pattern: bool = True) -> FrameResult:
         solution = None
         if (corners is not None and self.state is State.SOLVED and self.result is not None
                 and self.givens is not None
-                and (not check_pattern or self._same_pattern(gray, corners))):
+                and (not check_pattern or self._same_pattern(corners))):
             solution = self.result.solution
         message = self.result.message if self.result is not None else ""
         t_ms = (time.perf_counter() - t0) * 1e3
