@@ -1,9 +1,12 @@
 from __future__ import annotations
 
+import time
+
 import pytest
 from conftest import EASY, HARDEST
 
-from ar_sudoku.sudoku.generator import LEVELS, generate, rate
+from ar_sudoku.sudoku.generator import LEVELS, RATINGS, generate, rate
+from ar_sudoku.sudoku.logic import TECHNIQUES, explain, solvable_within
 from ar_sudoku.sudoku.solver import count_solutions, is_solution, parse_line
 
 
@@ -15,6 +18,18 @@ def test_generated_puzzles_are_unique_and_rated(level):
     assert is_solution(board, p.solution)
     assert p.rating.level == level
     assert rate(p.puzzle) == p.rating
+    # the level is the hardest technique needed: the puzzle falls to that level, not to the one below
+    assert p.rating.guesses == 0 and TECHNIQUES[p.rating.hardest] == level
+    assert solvable_within(p.puzzle, level)
+    if level != "easy":
+        assert not solvable_within(p.puzzle, LEVELS[LEVELS.index(level) - 1])
+
+
+def test_hard_puzzles_come_quickly():
+    t = time.perf_counter()
+    for seed in range(5):
+        assert generate("hard", seed=100 + seed).rating.level == "hard"
+    assert time.perf_counter() - t < 10  # a few seconds for five
 
 
 def test_seed_reproduces():
@@ -23,9 +38,15 @@ def test_seed_reproduces():
 
 
 def test_rating_of_known_puzzles():
-    assert rate(EASY).level == "easy"
-    hard = rate(HARDEST)
-    assert hard.level == "hard" and hard.guesses > 0
+    easy = rate(EASY)
+    assert easy.level == "easy" and easy.naked + easy.hidden == EASY.count(".")
+    # Project Euler 96 grids: one needs pointing, one an X-wing (rated by the hardest step)
+    assert rate("1..92....524.1...........7..5...81.2.........4.27...9..6...........3.945....71..6").level == "medium"
+    assert rate(".43.8.25.6.............1.949....4.7....6.8....1.2....382.5.............5.34.9.71.").hardest == "x-wing"
+    # no named technique is left at the start of Inkala's puzzle: cells must be revealed
+    fiendish = rate(HARDEST)
+    assert fiendish.level == "fiendish" == RATINGS[-1] and fiendish.guesses > 0
+    assert not explain(HARDEST).logical
 
 
 def test_bad_difficulty():

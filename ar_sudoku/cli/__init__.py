@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 
 from ar_sudoku import __version__
-from ar_sudoku.cli import calibrate, generate, image, solve, video
+from ar_sudoku.cli import calibrate, generate, hint, image, solve, video
 from ar_sudoku.cli.common import EXIT_INTERRUPTED, EXIT_OK, CliError, help_format
 from ar_sudoku.errors import ArSudokuError
 
@@ -25,6 +25,7 @@ COMMANDS = {
     "live": video,  # video.add_parser adds both `live` and `video`
     "image": image,
     "solve": solve,
+    "hint": hint,
     "generate": generate,
     "calibrate": calibrate,
 }

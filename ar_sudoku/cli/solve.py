@@ -3,23 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import math
+import json
 import sys
 from pathlib import Path
 
-from ar_sudoku.cli.common import EXIT_OK, EXIT_UNSOLVED, CliError, help_format, write_image
+from ar_sudoku.cli.common import EXIT_OK, EXIT_UNSOLVED, CliError, help_format, positive_seconds, write_image
+from ar_sudoku.sudoku.logic import NoSolutionError, explain
 from ar_sudoku.sudoku.solver import Board, PuzzleFormatError, count_solutions, format_grid, parse_puzzles, solve
-
-
-def positive_seconds(text: str) -> float:
-    """An argparse type: a finite number of seconds above zero."""
-    try:
-        value = float(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from exc
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: give a number of seconds above 0")
-    return value
 
 
 def read_puzzle_arg(arg: str) -> str:
@@ -63,9 +53,17 @@ def parse_boards(arg: str) -> list[Board]:
 
 def run(args: argparse.Namespace) -> int:
     boards = parse_boards(args.puzzle)
+    if (args.explain or args.json) and args.count:
+        raise CliError("--count and --explain/--json do not go together; choose one")
+    if (args.explain or args.json) and any(b.n != 3 for b in boards):
+        raise CliError("--explain and --json work on 9x9 puzzles only")
     code = EXIT_OK
     for k, board in enumerate(boards, 1):
         label = f"puzzle {k}" + (f" (line {board.line})" if board.line and len(boards) > 1 else "")
+        if args.explain or args.json:
+            if not _explain(args, board, label, k if len(boards) > 1 else None):
+                code = EXIT_UNSOLVED
+            continue
         if args.count:
             res = count_solutions(board, 2, args.timeout)
             print(res.label)
@@ -86,6 +84,29 @@ def run(args: argparse.Namespace) -> int:
         if args.png:
             _write_png(args.png, board, result.solution, k if len(boards) > 1 else None)
     return code
+
+
+def _explain(args: argparse.Namespace, board: Board, label: str, index: int | None) -> bool:
+    """Print one puzzle's steps (``--explain``) or its JSON object (``--json``); False when it has no answer."""
+    try:
+        e = explain(board, args.timeout)
+    except NoSolutionError as exc:
+        print(f"{label}: {exc}", file=sys.stderr)
+        if args.json:  # one object per puzzle, even without an answer
+            print(json.dumps({"puzzle": board.to_string(), "solution": None, "logical": False, "rating": None,
+                              "steps": [], "error": str(exc)}))
+        return False
+    if args.json:
+        print(json.dumps(e.to_json()))
+    else:
+        for n, step in enumerate(e.steps, 1):
+            print(f"{n}. {step}")
+        how = "solved by named techniques alone" if e.logical else "needs revealed cells"
+        print(f"rating: {e.rating} (hardest step: {e.hardest or 'none'}); {how}")
+        print(format_grid(e.solution, board.n) + "\n" if args.pretty else e.solution)
+    if args.png:
+        _write_png(args.png, board, e.solution, index)
+    return True
 
 
 def _write_png(out: str, board: Board, solution: str, index: int | None) -> None:
@@ -109,12 +130,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
             "  ar-sudoku solve 53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79\n"
             "  ar-sudoku solve puzzles.txt --pretty\n"
             "  cat puzzles.txt | ar-sudoku solve - --count\n"
-            "  ar-sudoku solve puzzle.txt --png solved.png\n",
+            "  ar-sudoku solve puzzle.txt --png solved.png\n"
+            "  ar-sudoku solve puzzle.txt --explain        # every step, easiest technique first\n"
+            "  ar-sudoku solve puzzles.txt --json          # one object per puzzle, with rating and steps\n",
         ),
     )
     p.add_argument("puzzle", metavar="PUZZLE|FILE|-", help="a puzzle, a file of puzzles, or - for stdin")
     p.add_argument("--pretty", action="store_true", help="print a boxed grid instead of one line")
     p.add_argument("--count", action="store_true", help="print the number of solutions: 0, 1 or 2+")
+    p.add_argument("--explain", action="store_true",
+                   help="print the steps a person can follow, one a line, then the rating and the solution")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object per puzzle: puzzle, solution, logical, rating, steps")
     p.add_argument("--png", metavar="OUT.png", help="render the solved grid (givens black, solved blue)")
     p.add_argument("--timeout", type=positive_seconds, default=10.0, metavar="S",
                    help="give up on a puzzle after S seconds (default 10)")

@@ -1,10 +1,20 @@
-"""Puzzles with exactly one solution, rated by the techniques they need.
+"""Puzzles with exactly one solution, rated by the human techniques they need.
 
 A random full grid is dug out cell by cell (in symmetric pairs, as printed
-puzzles are) while the puzzle keeps a unique solution and stays within the
-asked difficulty. The rating replays the puzzle with human techniques:
-*easy* falls to naked singles alone, *medium* needs hidden singles, *hard*
-needs guessing (search). A seed makes every run repeatable.
+puzzles are) while the techniques of the asked difficulty still fill it in;
+that alone proves the solution unique (every technique is a deduction valid
+in all solutions), so no search is needed per dug cell. The rating is the
+hardest technique of the step-by-step explanation (`logic.explain`):
+
+- *easy*: singles only (naked and hidden singles);
+- *medium*: locked candidates (pointing, claiming) are needed;
+- *hard*: pairs, triples, quads, fish, wings or coloring are needed;
+- *fiendish*: no named technique is left at some point: a cell must be
+  guessed (revealed). Puzzles are rated so, but not generated so.
+
+Hidden singles are "easy" because newspapers' easy puzzles need them and
+people find them first (scanning a box for a digit). A seed makes every run
+repeatable.
 """
 
 from __future__ import annotations
@@ -13,19 +23,22 @@ import random
 from dataclasses import dataclass
 from typing import Literal
 
-from ar_sudoku.sudoku.solver import Board, count_solutions, solve, units
+from ar_sudoku.sudoku import logic
+from ar_sudoku.sudoku.solver import Board, solve
 
 Difficulty = Literal["easy", "medium", "hard"]
-LEVELS: tuple[Difficulty, ...] = ("easy", "medium", "hard")
+LEVELS: tuple[Difficulty, ...] = ("easy", "medium", "hard")  # what `generate` makes
+RATINGS: tuple[logic.Level, ...] = logic.LEVELS  # what `rate` can say: the above and "fiendish"
 MIN_CLUES = {"easy": 34, "medium": 27, "hard": 17}  # newspapers print about this many
 
 
 @dataclass(frozen=True)
 class Rating:
-    level: Difficulty
+    level: logic.Level
     naked: int  # cells placed as naked singles
     hidden: int  # cells placed as hidden singles
-    guesses: int  # search nodes needed after singles stall (0 if none)
+    guesses: int  # cells revealed because no named technique applied (0 when logical)
+    hardest: str | None = None  # the hardest technique used
 
 
 @dataclass(frozen=True)
@@ -40,52 +53,14 @@ class Puzzle:
         return sum(ch != "." for ch in self.puzzle)
 
 
-def rate(puzzle: str) -> Rating:
-    """Replay with singles: which techniques a person needs for this puzzle."""
-    cells = [0 if ch in ".0" else int(ch) for ch in puzzle]
-    full = 0x1FF
-    rows, cols, boxes = [0] * 9, [0] * 9, [0] * 9
-
-    def place(i: int, v: int) -> None:
-        cells[i] = v
-        b = 1 << (v - 1)
-        rows[i // 9] |= b
-        cols[i % 9] |= b
-        boxes[(i // 27) * 3 + (i % 9) // 3] |= b
-
-    for i, v in enumerate(cells):
-        if v:
-            place(i, v)
-
-    def cand(i: int) -> int:
-        return full & ~(rows[i // 9] | cols[i % 9] | boxes[(i // 27) * 3 + (i % 9) // 3])
-
-    naked = hidden = 0
-    while True:
-        progress = False
-        for i in range(81):
-            if not cells[i]:
-                m = cand(i)
-                if m and not m & (m - 1):
-                    place(i, m.bit_length())
-                    naked += 1
-                    progress = True
-        if progress:
-            continue
-        for unit in units(3):
-            for d in range(9):
-                b = 1 << d
-                spots = [i for i in unit if not cells[i] and cand(i) & b]
-                if len(spots) == 1:
-                    place(spots[0], d + 1)
-                    hidden += 1
-                    progress = True
-        if not progress:
-            break
-    if all(cells):
-        return Rating("medium" if hidden else "easy", naked, hidden, 0)
-    rest = Board(3, tuple(cells))
-    return Rating("hard", naked, hidden, solve(rest).nodes)
+def rate(puzzle: str, solution: str | None = None) -> Rating:
+    """Explain the puzzle step by step: the hardest step gives the level."""
+    e = logic.explain(puzzle, solution=solution)
+    count = {t: 0 for t in ("naked single", "hidden single", "reveal")}
+    for step in e.steps:
+        if step.technique in count:
+            count[step.technique] += 1
+    return Rating(e.rating, count["naked single"], count["hidden single"], count["reveal"], e.hardest)
 
 
 def _full_grid(rng: random.Random) -> str:
@@ -109,8 +84,13 @@ def _full_grid(rng: random.Random) -> str:
 
 
 def generate(difficulty: Difficulty = "medium", seed: int | None = None,
-             attempts: int = 50) -> Puzzle:
-    """One unique puzzle of the asked difficulty (the closest found in ``attempts``)."""
+             attempts: int = 60) -> Puzzle:
+    """One unique puzzle of the asked difficulty (the closest found in ``attempts``).
+
+    Each attempt digs a fresh grid as far as the difficulty's techniques still solve it; the
+    attempt counts when the result also needs the difficulty's own techniques (a dig for
+    *hard* often ends up *medium*, so several attempts are normal).
+    """
     if difficulty not in LEVELS:
         raise ValueError(f"difficulty must be one of {', '.join(LEVELS)}")
     if seed is None:
@@ -129,22 +109,15 @@ def generate(difficulty: Difficulty = "medium", seed: int | None = None,
             saved = [puzzle[i] for i in pair]
             for i in pair:
                 puzzle[i] = "."
-            text = "".join(puzzle)
-            board = Board(3, tuple(0 if ch == "." else int(ch) for ch in text))
-            ok = count_solutions(board, 2).count == 1
-            if ok and want < 2 and LEVELS.index(rate(text).level) > want:
-                ok = False
-            if not ok:
+            if not logic.solvable_within("".join(puzzle), difficulty):
                 for i, ch in zip(pair, saved, strict=False):
                     puzzle[i] = ch
         text = "".join(puzzle)
-        rating = rate(text)
+        rating = rate(text, solution)
         candidate = Puzzle(text, solution, rating, seed)
         if rating.level == difficulty:
             return candidate
-        if best is None or abs(LEVELS.index(rating.level) - want) < abs(
-            LEVELS.index(best.rating.level) - want
-        ):
+        if best is None or abs(RATINGS.index(rating.level) - want) < abs(RATINGS.index(best.rating.level) - want):
             best = candidate
     assert best is not None
     return best
