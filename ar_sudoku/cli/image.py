@@ -6,9 +6,11 @@ import argparse
 import json
 import re
 import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from ar_sudoku.cli.common import (
@@ -22,6 +24,7 @@ from ar_sudoku.cli.common import (
     refuse_overwriting,
     write_image,
 )
+from ar_sudoku.errors import ArSudokuError
 from ar_sudoku.sudoku.rules import BoardResult
 
 UNSURE = 0.8  # cells read with less confidence than this are named in the text output
@@ -38,21 +41,6 @@ def parse_sets(items: list[str] | None) -> dict[int, int]:
         r, c, d = int(m[1]), int(m[2]), m[3]
         out[(r - 1) * 9 + c - 1] = 0 if d in "0." else int(d)
     return out
-
-
-def read_image(path: Path) -> np.ndarray:
-    """Load a photo or raise a one-line reason."""
-    if not path.exists():
-        raise ValueError("no such file")
-    if path.is_dir():
-        raise ValueError("is a folder")
-    data = np.fromfile(str(path), np.uint8)
-    if data.size == 0:
-        raise ValueError("empty file")
-    img = cv2.imdecode(data, cv2.IMREAD_COLOR)
-    if img is None:
-        raise ValueError("not an image OpenCV can read (corrupt or unknown format)")
-    return img
 
 
 def annotate(image: np.ndarray, result: BoardResult) -> np.ndarray:
@@ -87,17 +75,87 @@ def print_text(path: str, result: BoardResult) -> None:
     print()
 
 
-def out_path(src: Path, args: argparse.Namespace) -> Path | None:
-    if args.output:
-        return Path(args.output)
-    if args.out_dir:
-        return Path(args.out_dir) / f"{src.stem}_solved.png"
-    return None
+@dataclass(frozen=True)
+class PhotoJob:
+    """What every photo of one run shares; sent once to each worker process with ``--jobs``."""
+
+    model: str | None
+    timeout: float
+    overrides: dict[int, int]
+    calibration: str | None
+    out: str | None  # -o OUT (one photo)
+    out_dir: str | None
+
+
+@dataclass(frozen=True)
+class PhotoDone:
+    """One photo's outcome, back from the worker: the result, and the annotated file or why it failed."""
+
+    src: str
+    result: BoardResult
+    wrote: str | None = None
+    write_error: CliError | None = None
+
+
+_reader = None  # one model session per process
+
+
+def _reader_for(job: PhotoJob):
+    from ar_sudoku.vision.digits import DigitReader
+
+    global _reader
+    if _reader is None:
+        _reader = DigitReader(job.model)
+    return _reader
+
+
+def read_photo(src: Path, job: PhotoJob) -> PhotoDone:
+    """Decode, read, solve and (if asked) annotate one photo; never raises for a bad photo."""
+    from ar_sudoku.io.images import read_image
+    from ar_sudoku.vision.reading import process_image
+
+    dest = Path(job.out) if job.out else Path(job.out_dir) / f"{src.stem}_solved.png" if job.out_dir else None
+    t0 = time.perf_counter()
+    try:
+        # an annotated copy needs the colour photo at full size; a reading needs neither
+        photo = read_image(src, color=dest is not None or job.calibration is not None)
+        image = photo.image
+        if job.calibration is not None:
+            from ar_sudoku.io.calibration import load_named
+
+            image = load_named(job.calibration).undistort_image(image)
+    except ArSudokuError as exc:
+        return PhotoDone(str(src), BoardResult("error", message=f"{src}: {exc}"))
+    result = process_image(image, _reader_for(job), job.timeout, job.overrides)
+    if result.corners is not None and photo.scale != 1.0:
+        result = replace(result, corners=result.corners * photo.scale)
+    result = replace(result, ms=(time.perf_counter() - t0) * 1e3)  # decoding included: what a user waits
+    if dest is None:
+        return PhotoDone(str(src), result)
+    try:
+        refuse_overwriting([("--out-dir" if job.out_dir else "--output", dest)], [src])
+        write_image(dest, annotate(image, result))
+    except CliError as exc:
+        return PhotoDone(str(src), result, write_error=exc)
+    return PhotoDone(str(src), result, wrote=str(dest))
+
+
+def _photos_in_order(photos: list[Path], job: PhotoJob, jobs: int) -> Iterator[PhotoDone]:
+    """Each photo's outcome, in the order given; with ``jobs`` > 1 read by that many processes."""
+    if jobs <= 1 or len(photos) < 2:
+        for src in photos:
+            yield read_photo(src, job)
+        return
+    from concurrent.futures import ProcessPoolExecutor
+    from functools import partial
+    from multiprocessing import get_context
+
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
+        yield from pool.map(partial(read_photo, job=job), photos, chunksize=4)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ar_sudoku.vision.digits import DigitReader, ModelError
-    from ar_sudoku.vision.reading import process_image
+    from ar_sudoku.vision.digits import DigitReader
 
     photos = [Path(p) for p in args.photos]
     if args.output and len(photos) > 1:
@@ -110,51 +168,29 @@ def run(args: argparse.Namespace) -> int:
     if args.output:
         check_image_out(Path(args.output))
         refuse_overwriting([("--output", args.output)], photos)
-    overrides = parse_sets(args.set)
-    calib = None
+    if args.jobs < 1:
+        raise CliError("--jobs must be at least 1")
+    job = PhotoJob(args.model, args.timeout, parse_sets(args.set), args.calibration, args.output, args.out_dir)
     if args.calibration:
         from ar_sudoku.io.calibration import load_named
 
-        calib = load_named(args.calibration)
-    try:
-        reader = DigitReader(args.model)
-    except ModelError as exc:
-        raise CliError(str(exc)) from exc
+        load_named(args.calibration)  # a bad calibration fails once, before any photo
+    DigitReader(args.model)  # likewise a missing model
     code = EXIT_OK
-    for src in photos:
-        try:
-            image = read_image(src)
-        except ValueError as exc:
-            result = BoardResult("error", message=f"{src}: {exc}")
-        else:
-            result = None
-            if calib is not None:
-                from ar_sudoku.vision.camera import CalibrationError
-
-                try:
-                    image = calib.undistort_image(image)
-                except CalibrationError as exc:
-                    result = BoardResult("error", message=f"{src}: {exc}")
-            if result is None:
-                result = process_image(image, reader, args.timeout, overrides)
+    for done in _photos_in_order(photos, job, args.jobs):
+        result = done.result
         # a photo that cannot be read is bad input (2); one read without an answer is 1
         code = max(code, EXIT_BAD_INPUT if result.status == "error" else EXIT_OK if result.status == "solved"
                    else EXIT_UNSOLVED)
         if args.json:
-            print(json.dumps(result.to_json(str(src))), flush=True)
+            print(json.dumps(result.to_json(done.src)), flush=True)
         else:
-            print_text(str(src), result)
-        dest = out_path(src, args)
-        if dest is not None and result.status != "error":
-            try:
-                refuse_overwriting([("--out-dir", dest)], [src])
-                write_image(dest, annotate(image, result))
-            except CliError as exc:
-                print(f"ar-sudoku: {exc}", file=sys.stderr)
-                code = max(code, exc.code)
-            else:
-                if not args.json:
-                    print(f"wrote {dest}\n")
+            print_text(done.src, result)
+        if done.write_error is not None:
+            print(f"ar-sudoku: {done.write_error}", file=sys.stderr)
+            code = max(code, done.write_error.code)
+        elif done.wrote and not args.json:
+            print(f"wrote {done.wrote}\n")
         if result.status == "error":
             print(f"ar-sudoku: {result.message}", file=sys.stderr)
     return code
@@ -182,5 +218,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="solver time limit per photo (default 1)")
     p.add_argument("--model", metavar="PATH", help="another digits.onnx (default: the shipped model)")
     p.add_argument("--calibration", metavar="NAME|PATH", help="undistort with a camera calibration")
+    p.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
+                   help="read photos in N processes (default 1; the output order is kept)")
     p.set_defaults(func=run)
 
