@@ -1,11 +1,12 @@
-"""Draw solved digits onto a picture, in the grid's own perspective.
+"""Draw on the paper, in the grid's own perspective: solved digits, marked mistakes, hints.
 
-The digits are drawn once in a flat, square image of the grid (one cell =
-``cell`` pixels) and reprojected onto the frame with ``cv2.findHomography`` +
+What to draw is a :class:`~ar_sudoku.ar.marks.Marks`; it is drawn once in a
+flat, square BGRA image of the grid (one cell = ``cell`` pixels) and
+reprojected onto the frame with ``cv2.findHomography`` +
 ``cv2.warpPerspective``, then blended with ``cv2.addWeighted``. Only the
 bounding box of the grid is warped and blended, so the cost does not grow
-with the frame size. The flat layer is cached per (givens, solution), so a
-tracked board redraws cheaply every frame.
+with the frame size. The flat layer is cached per ``Marks``, so a tracked
+board redraws cheaply every frame.
 """
 
 from __future__ import annotations
@@ -15,7 +16,10 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from ar_sudoku.ar.marks import Marks
 from ar_sudoku.vision.render import put_centered
+
+STRONG, WEAK = 255, 110  # layer alpha: marks, and the shading of a hint's unit
 
 
 @dataclass
@@ -28,26 +32,60 @@ class OverlayRenderer:
     digit_height: float = 0.5  # of a cell
     _cache: dict = field(default_factory=dict, repr=False)
 
-    def flat_layer(self, givens: str, solution: str) -> np.ndarray:
-        """The digits to add in the flat grid plane, as BGRA (alpha = where to draw)."""
-        key = (givens, solution)
-        if key not in self._cache:
-            side = 9 * self.cell
-            layer = np.zeros((side, side, 3), np.uint8)
-            for i, (g, s) in enumerate(zip(givens, solution)):
-                if g in ".0" and s not in ".0":
-                    r, c = divmod(i, 9)
-                    put_centered(layer, s, ((c + 0.5) * self.cell, (r + 0.5) * self.cell),
-                                 self.cell * self.digit_height, self.color, max(2, self.cell // 16))
-            bgra = cv2.cvtColor(layer, cv2.COLOR_BGR2BGRA)
-            bgra[:, :, 3] = cv2.cvtColor(layer, cv2.COLOR_BGR2GRAY)
+    mistake_color: tuple[int, int, int] = (30, 30, 230)  # BGR red
+    hint_color: tuple[int, int, int] = (200, 90, 0)  # BGR blue
+    shade_color: tuple[int, int, int] = (0, 200, 255)  # BGR amber
+
+    def _center(self, i: int) -> tuple[float, float]:
+        r, c = divmod(i, 9)
+        return (c + 0.5) * self.cell, (r + 0.5) * self.cell
+
+    def layer(self, marks: Marks) -> np.ndarray:
+        """``marks`` in the flat grid plane, as BGRA (alpha: STRONG for marks, WEAK for shading)."""
+        if marks not in self._cache:
+            k = self.cell
+            side = 9 * k
+            bgr = np.zeros((side, side, 3), np.uint8)
+            alpha = np.zeros((side, side), np.uint8)
+            for i in marks.shade:
+                r, c = divmod(i, 9)
+                bgr[r * k : (r + 1) * k, c * k : (c + 1) * k] = self.shade_color
+                alpha[r * k : (r + 1) * k, c * k : (c + 1) * k] = WEAK
+            thick = max(2, k // 16)
+            for i, d in marks.answers:
+                for img, col in ((bgr, self.color), (alpha, (STRONG,) * 3)):
+                    put_centered(img, d, self._center(i), k * self.digit_height, col, thick)
+            rings = [(i, self.hint_color) for i in marks.ring] + [(i, self.mistake_color) for i in marks.mistakes]
+            for i, col in rings:
+                x, y = self._center(i)
+                for img, c in ((bgr, col), (alpha, (STRONG,) * 3)):
+                    cv2.circle(img, (round(x), round(y)), round(0.42 * k), c, max(2, k // 12), cv2.LINE_AA)
+            for i, text in marks.small:
+                x, y = self._center(i)
+                # a hinted digit sits small in its ring; a removed candidate ("-4") in the top-right corner
+                where, height = ((x, y), 0.34 * k) if text.isdigit() else ((x + 0.2 * k, y - 0.24 * k), 0.26 * k)
+                for img, col in ((bgr, self.hint_color), (alpha, (STRONG,) * 3)):
+                    put_centered(img, text, where, height, col, max(2, k // 20))
+            layer = cv2.cvtColor(bgr, cv2.COLOR_BGR2BGRA)
+            layer[:, :, 3] = alpha
             self._cache.clear()
-            self._cache[key] = bgra
-        return self._cache[key]
+            self._cache[marks] = layer
+        return self._cache[marks]
+
+    def flat_layer(self, givens: str, solution: str) -> np.ndarray:
+        """The solved digits of the empty cells, in the flat grid plane, as BGRA."""
+        return self.layer(Marks(answers=tuple((i, d) for i, (g, d) in enumerate(zip(givens, solution))
+                                              if g in ".0" and d not in ".0")))
 
     def draw(self, frame: np.ndarray, corners: np.ndarray, givens: str, solution: str) -> np.ndarray:
         """Blend the solved digits into ``frame`` in place (and return it)."""
         return self.composite(frame, corners, self.flat_layer(givens, solution))
+
+    def draw_marks(self, frame: np.ndarray, corners: np.ndarray, marks: Marks) -> np.ndarray:
+        """Blend ``marks`` into ``frame`` in place (and return it)."""
+        if marks.empty and not marks.shade:
+            return frame
+        return self.composite(frame, corners, self.layer(marks))
 
     def composite(self, frame: np.ndarray, corners: np.ndarray, layer: np.ndarray) -> np.ndarray:
         """Reproject a flat BGRA layer onto the grid's corners and blend it in, in place.
@@ -73,7 +111,11 @@ class OverlayRenderer:
         bgr, alpha = cv2.cvtColor(warped, cv2.COLOR_BGRA2BGR), cv2.extractChannel(warped, 3)
         roi = frame[y0:y1, x0:x1]
         blended = cv2.addWeighted(roi, 1.0 - self.alpha, bgr, self.alpha, 0.0)
-        cv2.copyTo(blended, cv2.compare(alpha, 40, cv2.CMP_GT), roi)
+        strong = cv2.compare(alpha, (STRONG + WEAK) // 2, cv2.CMP_GT)
+        weak = cv2.bitwise_and(cv2.compare(alpha, 40, cv2.CMP_GT), cv2.bitwise_not(strong))
+        if cv2.countNonZero(weak):
+            cv2.copyTo(cv2.addWeighted(roi, 0.65, bgr, 0.35, 0.0), weak, roi)
+        cv2.copyTo(blended, strong, roi)
         return frame
 
 

@@ -28,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
         print(p.puzzle)
         print(
             f"# {p.rating.level}, {p.clues} clues, seed {p.seed}, "
-            f"singles {p.rating.naked}+{p.rating.hidden}, guesses {p.rating.guesses}",
+            f"singles {p.rating.naked}+{p.rating.hidden}, hardest step: {p.rating.hardest}",
             file=sys.stderr,
         )
     if args.sheet:
@@ -48,9 +48,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "generate",
         help="make new puzzles with one solution, and a printable sheet",
         **help_format(
-            "Generate puzzles with exactly one solution, rated easy (naked singles), "
-            "medium (hidden singles) or hard (needs guessing). The same seed gives the "
-            "same puzzles. Puzzles go to stdout, one a line; ratings to stderr.",
+            "Generate puzzles with exactly one solution, rated by the hardest technique they need: "
+            "easy (singles only), medium (pointing or claiming), hard (pairs, triples, fish or wings). "
+            "The same seed gives the same puzzles. Puzzles go to stdout, one a line; ratings to stderr. "
+            "See how one is solved with: ar-sudoku solve PUZZLE --explain",
             "  ar-sudoku generate --difficulty hard --count 5 --seed 42\n"
             "  ar-sudoku generate --sheet puzzle.png   # print it, point the webcam at it\n",
         ),

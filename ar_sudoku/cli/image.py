@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ar_sudoku.ar.marks import MODES, Marks, Mode, plan_marks
 from ar_sudoku.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_OK,
@@ -43,26 +44,46 @@ def parse_sets(items: list[str] | None) -> dict[int, int]:
     return out
 
 
-def annotate(image: np.ndarray, result: BoardResult) -> np.ndarray:
+def annotate(image: np.ndarray, result: BoardResult, marks: Marks | None) -> np.ndarray:
+    """A copy of the photo with ``marks`` drawn on the paper (nothing when the puzzle has no answer)."""
     from ar_sudoku.ar.overlay import OverlayRenderer
 
     out = image.copy()
-    if result.solution and result.corners is not None and result.givens:
+    if marks is not None and result.corners is not None:
         side = float(np.hypot(*(result.corners[0] - result.corners[1])))
-        OverlayRenderer(cell=max(24, min(96, int(side / 9)))).draw(out, result.corners, result.givens,
-                                                                   result.solution)
+        OverlayRenderer(cell=max(24, min(96, int(side / 9)))).draw_marks(out, result.corners, marks)
     return out
 
 
-def print_text(path: str, result: BoardResult) -> None:
+def plan(result: BoardResult, show: Mode) -> tuple[Marks | None, dict | None]:
+    """What to draw for a solved photo in the display mode ``show``, and the hint's step object."""
+    if not (result.solution and result.givens):
+        return None, None
+    from ar_sudoku.sudoku.logic import NoSolutionError, next_step
+
+    entries = getattr(result, "entries", None)
+    marks = plan_marks(show, result.givens, result.solution, entries)
+    hint = None
+    if show == "hint":
+        try:
+            step = next_step(result.givens, entries, timeout=2.0)
+        except (NoSolutionError, ValueError):
+            step = None
+        hint = step.to_json() if step is not None else None
+    return marks, hint
+
+
+def print_text(path: str, result: BoardResult, reveal: bool = True) -> None:
+    """The reading and (when ``reveal``) the solution side by side, and the cells least sure of."""
     from ar_sudoku.sudoku.solver import format_grid
 
     print(f"{path}: {result.status}" + (f" ({result.message})" if result.message else "")
           + f"  [{result.ms:.0f} ms]")
     if result.givens:
         read = format_grid(result.givens).splitlines()
-        sol = format_grid(result.solution).splitlines() if result.solution else [""] * len(read)
-        print(f"{'read':<27}{'   solution' if result.solution else ''}")
+        shown = result.solution if reveal else None
+        sol = format_grid(shown).splitlines() if shown else [""] * len(read)
+        print(f"{'read':<27}{'   solution' if shown else ''}")
         for a, b in zip(read, sol):
             print(f"{a}   {b}")
         if result.confidence is not None:
@@ -85,6 +106,7 @@ class PhotoJob:
     calibration: str | None
     out: str | None  # -o OUT (one photo)
     out_dir: str | None
+    show: Mode = "answer"
 
 
 @dataclass(frozen=True)
@@ -95,6 +117,8 @@ class PhotoDone:
     result: BoardResult
     wrote: str | None = None
     write_error: CliError | None = None
+    marks: Marks | None = None
+    hint: dict | None = None
 
 
 _reader = None  # one model session per process
@@ -129,15 +153,16 @@ def read_photo(src: Path, job: PhotoJob) -> PhotoDone:
     result = process_image(image, _reader_for(job), job.timeout, job.overrides)
     if result.corners is not None and photo.scale != 1.0:
         result = replace(result, corners=result.corners * photo.scale)
+    marks, hint = plan(result, job.show)
     result = replace(result, ms=(time.perf_counter() - t0) * 1e3)  # decoding included: what a user waits
     if dest is None:
-        return PhotoDone(str(src), result)
+        return PhotoDone(str(src), result, marks=marks, hint=hint)
     try:
         refuse_overwriting([("--out-dir" if job.out_dir else "--output", dest)], [src])
-        write_image(dest, annotate(image, result))
+        write_image(dest, annotate(image, result, marks))
     except CliError as exc:
-        return PhotoDone(str(src), result, write_error=exc)
-    return PhotoDone(str(src), result, wrote=str(dest))
+        return PhotoDone(str(src), result, write_error=exc, marks=marks, hint=hint)
+    return PhotoDone(str(src), result, wrote=str(dest), marks=marks, hint=hint)
 
 
 def _photos_in_order(photos: list[Path], job: PhotoJob, jobs: int) -> Iterator[PhotoDone]:
@@ -170,7 +195,8 @@ def run(args: argparse.Namespace) -> int:
         refuse_overwriting([("--output", args.output)], photos)
     if args.jobs < 1:
         raise CliError("--jobs must be at least 1")
-    job = PhotoJob(args.model, args.timeout, parse_sets(args.set), args.calibration, args.output, args.out_dir)
+    show = "check" if args.check else args.show
+    job = PhotoJob(args.model, args.timeout, parse_sets(args.set), args.calibration, args.output, args.out_dir, show)
     if args.calibration:
         from ar_sudoku.io.calibration import load_named
 
@@ -183,9 +209,14 @@ def run(args: argparse.Namespace) -> int:
         code = max(code, EXIT_BAD_INPUT if result.status == "error" else EXIT_OK if result.status == "solved"
                    else EXIT_UNSOLVED)
         if args.json:
-            print(json.dumps(result.to_json(done.src)), flush=True)
+            obj = result.to_json(done.src)
+            if show == "hint":
+                obj["hint"] = done.hint
+            print(json.dumps(obj), flush=True)
         else:
-            print_text(done.src, result)
+            print_text(done.src, result, reveal=show == "answer")
+            if done.marks is not None and done.marks.text:
+                print(f"{show}: {done.marks.text}\n")
         if done.write_error is not None:
             print(f"ar-sudoku: {done.write_error}", file=sys.stderr)
             code = max(code, done.write_error.code)
@@ -218,6 +249,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="solver time limit per photo (default 1)")
     p.add_argument("--model", metavar="PATH", help="another digits.onnx (default: the shipped model)")
     p.add_argument("--calibration", metavar="NAME|PATH", help="undistort with a camera calibration")
+    p.add_argument("--show", choices=MODES, default="answer",
+                   help="answer: every missing digit (default); check: mistakes only; hint: the next step only")
+    p.add_argument("--check", action="store_true", help="same as --show check: mark mistakes, reveal nothing")
     p.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
                    help="read photos in N processes (default 1; the output order is kept)")
     p.set_defaults(func=run)

@@ -1,0 +1,91 @@
+"""Display modes: what is drawn on the paper for answer, check and hint, on a real photo."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from ar_sudoku.ar.marks import mistakes_of, plan_marks
+from ar_sudoku.ar.overlay import OverlayRenderer
+from ar_sudoku.cli import main
+from ar_sudoku.sudoku.logic import next_step
+
+PUZZLE = "2......8.936..5.......7269...82..4..54......1....8.57.82.7.3.....9......6.....1.7"  # samples/photo.jpg
+SOLUTION = "275196384936845712481372695198257463547639821362481579824713956719564238653928147"
+
+
+def _entries(**cells: str) -> str:
+    out = ["."] * 81
+    for name, d in cells.items():
+        r, c = int(name[1]), int(name[3])
+        out[(r - 1) * 9 + c - 1] = d
+    return "".join(out)
+
+
+def test_answer_fills_empty_cells_but_not_written_ones():
+    entries = _entries(r1c2="7", r1c3="9")  # r1c2 right, r1c3 wrong (it is 5)
+    m = plan_marks("answer", PUZZLE, SOLUTION, entries)
+    cells = {i for i, _ in m.answers}
+    assert 1 not in cells and 2 not in cells and 3 in cells
+    assert len(m.answers) == PUZZLE.count(".") - 2
+    assert m.mistakes == (2,) == mistakes_of(PUZZLE, SOLUTION, entries)
+
+
+def test_check_reveals_nothing_and_counts_what_is_left():
+    m = plan_marks("check", PUZZLE, SOLUTION, _entries(r1c3="9"))
+    assert m.answers == () and m.small == () and m.mistakes == (2,)
+    assert m.text == f"1 mistake; {PUZZLE.count('.') - 1} cells still empty"
+
+
+def test_hint_shows_one_step_and_a_mistake_first():
+    step = next_step(PUZZLE)
+    m = plan_marks("hint", PUZZLE, SOLUTION)
+    assert m.answers == () and m.ring == (step.cell,) and m.small == ((step.cell, str(step.digit)),)
+    assert SOLUTION[step.cell] == str(step.digit) and m.text == step.text
+    wrong = plan_marks("hint", PUZZLE, SOLUTION, _entries(r1c3="9"))
+    assert wrong.mistakes == (2,) and wrong.small == () and "r1c3 is wrong" in wrong.text
+    assert "5" not in wrong.text  # the right digit is not given away
+
+
+def test_marks_are_drawn_in_the_grid_and_only_there():
+    frame = np.full((400, 400, 3), 255, np.uint8)
+    corners = np.float32([[50, 50], [350, 60], [340, 350], [60, 340]])
+    renderer = OverlayRenderer(cell=40)
+    hint = plan_marks("hint", PUZZLE, SOLUTION)
+    out = renderer.draw_marks(frame.copy(), corners, hint)
+    changed = (out != frame).any(axis=2)
+    ys, xs = np.nonzero(changed)
+    assert changed.sum() > 50 and xs.min() >= 50 and xs.max() <= 350 and ys.min() >= 50 and ys.max() <= 350
+    r, c = divmod(hint.ring[0], 9)
+    # the change sits at the hinted cell (bilinear map of the cell's centre)
+    u, v = (c + 0.5) / 9, (r + 0.5) / 9
+    top = corners[0] + u * (corners[1] - corners[0])
+    bottom = corners[3] + u * (corners[2] - corners[3])
+    cx, cy = top + v * (bottom - top)
+    assert abs(xs.mean() - cx) < 20 and abs(ys.mean() - cy) < 20
+    answer = renderer.draw_marks(frame.copy(), corners, plan_marks("answer", PUZZLE, SOLUTION))
+    assert (answer != frame).any(axis=2).sum() > 5 * changed.sum()
+
+
+@pytest.mark.parametrize("mode", ["answer", "check", "hint"])
+def test_image_show_modes_on_the_sample_photo(tmp_path, capsys, mode):
+    out = tmp_path / f"{mode}.png"
+    code = main(["image", "samples/photo.jpg", "--show", mode, "-o", str(out), "--json"])
+    assert code == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["givens"] == PUZZLE and obj["solution"] == SOLUTION
+    assert ("hint" in obj) == (mode == "hint")
+    if mode == "hint":
+        assert obj["hint"] == next_step(PUZZLE).to_json()
+    photo, drawn = cv2.imread("samples/photo.jpg"), cv2.imread(str(out))
+    changed = int((cv2.absdiff(photo, drawn).max(axis=2) > 40).sum())
+    assert (changed == 0) if mode == "check" else (changed > 100)
+
+
+def test_check_text_hides_the_solution(capsys):
+    assert main(["image", "samples/photo.jpg", "--check"]) == 0
+    text = capsys.readouterr().out
+    assert SOLUTION[:9] not in text.replace(" ", "").replace("|", "") and "no mistakes" in text
