@@ -149,7 +149,11 @@ def test_keys_and_clicks():
     ui = UiState()
     assert handle_key(-1, ui).kind == "none"
     assert handle_key(ord(" "), ui).kind == "pause" and ui.paused
-    assert handle_key(ord("h"), ui).kind == "toggle_status" and not ui.show_status
+    assert handle_key(ord("i"), ui).kind == "toggle_status" and not ui.show_status
+    assert handle_key(ord("h"), ui) == Action("mode", mode="hint")
+    assert handle_key(ord("C"), ui) == Action("mode", mode="check")
+    assert handle_key(ord("a"), ui) == Action("mode", mode="answer")
+    assert handle_key(ord("n"), ui).kind == "next_hint"
     assert handle_key(ord("s"), ui).kind == "snapshot"
     assert handle_key(ord("7"), ui).kind == "none"  # no cell selected
     corners = np.float32([[100, 100], [550, 100], [550, 550], [100, 550]])

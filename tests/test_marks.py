@@ -89,3 +89,29 @@ def test_check_text_hides_the_solution(capsys):
     assert main(["image", "samples/photo.jpg", "--check"]) == 0
     text = capsys.readouterr().out
     assert SOLUTION[:9] not in text.replace(" ", "").replace("|", "") and "no mistakes" in text
+
+
+def test_live_hint_mode_follows_n_and_switches_modes(reader):
+    from conftest import EASY, EASY_SOLUTION, rendered_frame
+
+    from ar_sudoku.ar.session import ARSession
+
+    quad = np.float32([[420, 140], [860, 150], [850, 590], [410, 580]])
+    frame = rendered_frame(EASY, quad)
+    with ARSession(reader, mode="hint") as session:
+        result = None
+        for _ in range(40):
+            result = session.step(frame.copy())
+            if result.marks is not None:
+                break
+        assert result is not None and result.solution == EASY_SOLUTION and result.marks is not None
+        first = result.marks
+        assert first.ring and first.answers == () and EASY_SOLUTION[first.ring[0]] == first.small[0][1]
+        session.next_hint()  # the person wrote it: the next hint is another cell
+        second = session.step(frame.copy()).marks
+        assert second is not None and second.ring != first.ring and session.entries()[first.ring[0]] != "."
+        session.set_mode("answer")
+        answer = session.step(frame.copy()).marks
+        assert answer is not None and len(answer.answers) == EASY.count(".") - 1  # the hinted cell is written
+        drawn = session.draw(frame.copy(), session.step(frame.copy()))
+        assert int((cv2.absdiff(drawn, frame).max(axis=2) > 40).sum()) > 500

@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from ar_sudoku.ar.marks import Marks, Mode, plan_marks
 from ar_sudoku.ar.overlay import OverlayRenderer
 from ar_sudoku.ar.solve_worker import SolveHandle, SolveWorker
 from ar_sudoku.sudoku.rules import BoardResult, Reading
@@ -77,9 +78,10 @@ class FrameResult:
     t_ms: float
     timings: dict[str, float] = field(default_factory=dict)
     message: str = ""
+    marks: Marks | None = None  # what the display mode draws on this frame (None: nothing)
 
     def to_json(self) -> dict:
-        return {
+        out = {
             "frame": self.frame,
             "t_ms": round(self.t_ms, 2),
             "corners": None if self.corners is None else [[round(float(x), 1), round(float(y), 1)]
@@ -88,6 +90,9 @@ class FrameResult:
             "solution": self.solution,
             "status": self.status,
         }
+        if self.marks is not None and self.marks.text:
+            out["say"] = self.marks.text
+        return out
 
 
 @dataclass
@@ -124,8 +129,14 @@ class ARSession:
     """Stateful tracking and caching on the caller's thread; solving on the worker."""
 
     def __init__(self, reader: DigitReader, worker: SolveWorker | None = None,
-                 config: SessionConfig | None = None, overlay: OverlayRenderer | None = None):
+                 config: SessionConfig | None = None, overlay: OverlayRenderer | None = None,
+                 mode: Mode = "answer"):
         self.reader = reader
+        self.mode: Mode = mode
+        self._marks_key: tuple | None = None
+        self._marks: Marks | None = None
+        self.hinted: dict[int, str] = {}  # hints taken with `n`, counted as written on this puzzle
+        self.hinted_for: str | None = None  # the givens they were taken on
         self.worker = worker or SolveWorker()
         self._own_worker = worker is None
         self.cfg = config or SessionConfig()
@@ -179,6 +190,33 @@ class ARSession:
         self.overrides[cell] = digit
         if self.votes:
             self._submit(self._voted())
+
+    def set_mode(self, mode: Mode) -> None:
+        """answer, check or hint: what is drawn on the paper from the next frame on."""
+        self.mode = mode
+
+    def next_hint(self) -> None:
+        """Take the hint shown (as if its digit were written) and move on to the next one."""
+        m = self._marks
+        if self.mode == "hint" and m is not None and m.ring and m.small and m.small[0][1].isdigit():
+            if self.hinted_for != self.givens:
+                self.hinted, self.hinted_for = {}, self.givens
+            self.hinted[m.small[0][0]] = m.small[0][1]
+
+    def entries(self) -> str | None:
+        """The person's own digits, as far as the session knows them (hints taken count as written)."""
+        if not self.hinted or self.hinted_for != self.givens:
+            return None
+        return "".join(self.hinted.get(i, ".") for i in range(81))
+
+    def marks(self) -> Marks | None:
+        """What the display mode draws for the solved board (cached: hints cost a logical solve)."""
+        if self.state is not State.SOLVED or self.result is None or not self.result.solution or not self.givens:
+            return None
+        key = (self.mode, self.result.givens or self.givens, self.result.solution, self.entries())
+        if key != self._marks_key:
+            self._marks_key, self._marks = key, plan_marks(*key)
+        return self._marks
 
     def clear_overrides(self) -> None:
         self.overrides.clear()
@@ -433,14 +471,15 @@ class ARSession:
                 and (not check_pattern or self._same_pattern(corners))):
             solution = self.result.solution
         message = self.result.message if self.result is not None else ""
+        marks = self.marks() if solution is not None else None
         t_ms = (time.perf_counter() - t0) * 1e3
         return FrameResult(self.frame_index, self.state.value, corners,
-                           self.givens if corners is not None else None, solution, t_ms, timings, message)
+                           self.givens if corners is not None else None, solution, t_ms, timings, message, marks)
 
     def draw(self, frame: np.ndarray, result: FrameResult) -> np.ndarray:
         """The overlay for ``result`` on ``frame`` (in place)."""
-        if result.solution and result.corners is not None and self.result is not None and self.result.givens:
-            self.overlay.draw(frame, result.corners, self.result.givens, result.solution)
+        if result.marks is not None and result.corners is not None:
+            self.overlay.draw_marks(frame, result.corners, result.marks)
         return frame
 
     def close(self) -> None:

@@ -26,6 +26,9 @@ class WindowError(ArSudokuError, RuntimeError):
     """No screen to show a window on."""
 
 
+MODE_KEYS = {ord("a"): "answer", ord("c"): "check", ord("h"): "hint"}
+
+
 @dataclass
 class UiState:
     paused: bool = False
@@ -36,9 +39,10 @@ class UiState:
 
 @dataclass(frozen=True)
 class Action:
-    kind: str  # quit | pause | snapshot | toggle_status | set | none
+    kind: str  # quit | pause | snapshot | toggle_status | set | mode | next_hint | none
     cell: int | None = None
     digit: int | None = None
+    mode: str | None = None
 
 
 def handle_key(key: int, ui: UiState) -> Action:
@@ -54,9 +58,13 @@ def handle_key(key: int, ui: UiState) -> Action:
         return Action("pause")
     if k in (ord("s"), ord("S")):
         return Action("snapshot")
-    if k in (ord("h"), ord("H")):
+    if k in (ord("i"), ord("I")):
         ui.show_status = not ui.show_status
         return Action("toggle_status")
+    if k | 0x20 in MODE_KEYS:
+        return Action("mode", mode=MODE_KEYS[k | 0x20])
+    if k in (ord("n"), ord("N")):
+        return Action("next_hint")
     if ui.selected is not None and (ord("0") <= k <= ord("9") or key in BACKSPACE or k in (8, 127)):
         digit = k - ord("0") if ord("0") <= k <= ord("9") else 0
         cell, ui.selected = ui.selected, None
