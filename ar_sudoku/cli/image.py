@@ -11,9 +11,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-import numpy as np
-
-from ar_sudoku.ar.marks import MODES, Marks, Mode, plan_marks
+from ar_sudoku.ar.marks import MODES, Mode
+from ar_sudoku.ar.photo import PhotoAnalysis
 from ar_sudoku.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_OK,
@@ -42,35 +41,6 @@ def parse_sets(items: list[str] | None) -> dict[int, int]:
         r, c, d = int(m[1]), int(m[2]), m[3]
         out[(r - 1) * 9 + c - 1] = 0 if d in "0." else int(d)
     return out
-
-
-def annotate(image: np.ndarray, result: BoardResult, marks: Marks | None) -> np.ndarray:
-    """A copy of the photo with ``marks`` drawn on the paper (nothing when the puzzle has no answer)."""
-    from ar_sudoku.ar.overlay import OverlayRenderer
-
-    out = image.copy()
-    if marks is not None and result.corners is not None:
-        side = float(np.hypot(*(result.corners[0] - result.corners[1])))
-        OverlayRenderer(cell=max(24, min(96, int(side / 9)))).draw_marks(out, result.corners, marks)
-    return out
-
-
-def plan(result: BoardResult, show: Mode) -> tuple[Marks | None, dict | None]:
-    """What to draw for a solved photo in the display mode ``show``, and the hint's step object."""
-    if not (result.solution and result.givens):
-        return None, None
-    from ar_sudoku.sudoku.logic import NoSolutionError, next_step
-
-    entries = getattr(result, "entries", None)
-    marks = plan_marks(show, result.givens, result.solution, entries)
-    hint = None
-    if show == "hint":
-        try:
-            step = next_step(result.givens, entries, timeout=2.0)
-        except (NoSolutionError, ValueError):
-            step = None
-        hint = step.to_json() if step is not None else None
-    return marks, hint
 
 
 def print_text(path: str, result: BoardResult, reveal: bool = True) -> None:
@@ -114,11 +84,9 @@ class PhotoDone:
     """One photo's outcome, back from the worker: the result, and the annotated file or why it failed."""
 
     src: str
-    result: BoardResult
+    analysis: PhotoAnalysis
     wrote: str | None = None
     write_error: CliError | None = None
-    marks: Marks | None = None
-    hint: dict | None = None
 
 
 _reader = None  # one model session per process
@@ -135,8 +103,8 @@ def _reader_for(job: PhotoJob):
 
 def read_photo(src: Path, job: PhotoJob) -> PhotoDone:
     """Decode, read, solve and (if asked) annotate one photo; never raises for a bad photo."""
+    from ar_sudoku.ar.photo import analyse, annotate
     from ar_sudoku.io.images import read_image
-    from ar_sudoku.vision.reading import process_image
 
     dest = Path(job.out) if job.out else Path(job.out_dir) / f"{src.stem}_solved.png" if job.out_dir else None
     t0 = time.perf_counter()
@@ -149,20 +117,19 @@ def read_photo(src: Path, job: PhotoJob) -> PhotoDone:
 
             image = load_named(job.calibration).undistort_image(image)
     except ArSudokuError as exc:
-        return PhotoDone(str(src), BoardResult("error", message=f"{src}: {exc}"))
-    result = process_image(image, _reader_for(job), job.timeout, job.overrides)
-    if result.corners is not None and photo.scale != 1.0:
-        result = replace(result, corners=result.corners * photo.scale)
-    marks, hint = plan(result, job.show)
-    result = replace(result, ms=(time.perf_counter() - t0) * 1e3)  # decoding included: what a user waits
+        return PhotoDone(str(src), PhotoAnalysis(BoardResult("error", message=f"{src}: {exc}"), job.show))
+    done = analyse(image, _reader_for(job), timeout=job.timeout, overrides=job.overrides, show=job.show,
+                   scale=photo.scale)
+    # decoding included: what a user waits for
+    done = replace(done, result=replace(done.result, ms=(time.perf_counter() - t0) * 1e3))
     if dest is None:
-        return PhotoDone(str(src), result, marks=marks, hint=hint)
+        return PhotoDone(str(src), done)
     try:
         refuse_overwriting([("--out-dir" if job.out_dir else "--output", dest)], [src])
-        write_image(dest, annotate(image, result, marks))
+        write_image(dest, annotate(image, done))
     except CliError as exc:
-        return PhotoDone(str(src), result, write_error=exc, marks=marks, hint=hint)
-    return PhotoDone(str(src), result, wrote=str(dest), marks=marks, hint=hint)
+        return PhotoDone(str(src), done, write_error=exc)
+    return PhotoDone(str(src), done, wrote=str(dest))
 
 
 def _photos_in_order(photos: list[Path], job: PhotoJob, jobs: int) -> Iterator[PhotoDone]:
@@ -204,19 +171,16 @@ def run(args: argparse.Namespace) -> int:
     DigitReader(args.model)  # likewise a missing model
     code = EXIT_OK
     for done in _photos_in_order(photos, job, args.jobs):
-        result = done.result
+        result, marks = done.analysis.result, done.analysis.marks
         # a photo that cannot be read is bad input (2); one read without an answer is 1
         code = max(code, EXIT_BAD_INPUT if result.status == "error" else EXIT_OK if result.status == "solved"
                    else EXIT_UNSOLVED)
         if args.json:
-            obj = result.to_json(done.src)
-            if show == "hint":
-                obj["hint"] = done.hint
-            print(json.dumps(obj), flush=True)
+            print(json.dumps(done.analysis.to_json(done.src)), flush=True)
         else:
             print_text(done.src, result, reveal=show == "answer")
-            if done.marks is not None and done.marks.text:
-                print(f"{show}: {done.marks.text}\n")
+            if marks is not None and marks.text:
+                print(f"{show}: {marks.text}\n")
         if done.write_error is not None:
             print(f"ar-sudoku: {done.write_error}", file=sys.stderr)
             code = max(code, done.write_error.code)

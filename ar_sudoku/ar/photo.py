@@ -1,0 +1,73 @@
+"""One photo, start to finish, without I/O: read, solve, decide what to draw, draw it, describe it.
+
+The photo command and the web page share this, so a photo posted to the web
+page gives the same object as ``ar-sudoku image --json``. Decoding and writing
+files stay in the shell (``io.images``, ``cli.image``, ``web``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from ar_sudoku.ar.marks import Marks, Mode, plan_marks
+from ar_sudoku.ar.overlay import OverlayRenderer
+from ar_sudoku.sudoku.logic import NoSolutionError, next_step
+from ar_sudoku.sudoku.rules import BoardResult
+from ar_sudoku.vision.digits import DigitReader
+from ar_sudoku.vision.reading import process_image
+
+
+@dataclass(frozen=True)
+class PhotoAnalysis:
+    """A photo's reading and solution (``result``), what the display mode draws, and its hint step."""
+
+    result: BoardResult
+    show: Mode = "answer"
+    marks: Marks | None = None
+    hint: dict[str, Any] | None = None
+
+    def to_json(self, path: str) -> dict[str, Any]:
+        """The ``image --json`` object: the reading's keys, plus ``hint`` in hint mode."""
+        obj = self.result.to_json(path)
+        if self.show == "hint":
+            obj["hint"] = self.hint
+        return obj
+
+
+def plan(result: BoardResult, show: Mode) -> tuple[Marks | None, dict[str, Any] | None]:
+    """What to draw for a solved photo in the display mode ``show``, and the hint's step object."""
+    if not (result.solution and result.givens):
+        return None, None
+    entries = getattr(result, "entries", None)
+    marks = plan_marks(show, result.givens, result.solution, entries)
+    hint = None
+    if show == "hint":
+        try:
+            step = next_step(result.givens, entries, timeout=2.0)
+        except (NoSolutionError, ValueError):
+            step = None
+        hint = step.to_json() if step is not None else None
+    return marks, hint
+
+
+def analyse(image: np.ndarray, reader: DigitReader, *, timeout: float = 1.0,
+            overrides: dict[int, int] | None = None, show: Mode = "answer", scale: float = 1.0) -> PhotoAnalysis:
+    """Read and solve ``image``; ``scale`` maps its pixels to the original photo's (a reduced decode)."""
+    result = process_image(image, reader, timeout, overrides)
+    if result.corners is not None and scale != 1.0:
+        result = replace(result, corners=result.corners * scale)
+    marks, hint = plan(result, show)
+    return PhotoAnalysis(result, show, marks, hint)
+
+
+def annotate(image: np.ndarray, analysis: PhotoAnalysis) -> np.ndarray:
+    """A copy of the (full-size, colour) photo with the marks drawn on the paper."""
+    out = image.copy()
+    corners = analysis.result.corners
+    if analysis.marks is not None and corners is not None:
+        side = float(np.hypot(*(corners[0] - corners[1])))
+        OverlayRenderer(cell=max(24, min(96, int(side / 9)))).draw_marks(out, corners, analysis.marks)
+    return out
