@@ -2,14 +2,19 @@
 
     python scripts/bench_live.py                       # samples/demo.mp4 (1280x720)
     python scripts/bench_live.py clip.mp4 --truth clip.truth.jsonl
+    python scripts/bench_live.py --recording-only      # whole process: headless vs --output, side by side
 
 Stages per frame: decode, find/track (grid detection and optical flow), read
 (cells + model, only on frames that read), draw (overlay + status), encode
-(mp4 writer), and undistort (precomputed remap maps, as ``--calibration``
+(what the loop waits for the H.264 writer thread: ~0 unless its queue is full),
+and undistort (precomputed remap maps, as ``--calibration``
 costs). Solve runs on the worker thread: its wall time per submission is
 reported apart. The run is repeated with a second thread grinding on an
 unsolvable puzzle to show the loop's frame time does not depend on the solver.
 Lock and switch latencies need the truth file that make_sample_video.py writes.
+Last, the whole command, ``ar-sudoku video VIDEO --headless`` with and without
+``--output``, is run alternately a few times, so a busy machine slows both
+alike, and the recording's cost is given as a ratio of the two fps.
 """
 
 from __future__ import annotations
@@ -17,7 +22,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -87,6 +94,7 @@ def run(path: str, reader: DigitReader, undistort: bool) -> dict:
             und = Calibration(k, np.array([[-0.2, 0.05, 0, 0, 0]]), (w, h), 0.3, 20).undistorter((w, h))
         frames = iter(src)
         start = time.perf_counter()
+        cpu0 = time.thread_time()
         while True:
             t0 = time.perf_counter()
             try:
@@ -116,9 +124,10 @@ def run(path: str, reader: DigitReader, undistort: bool) -> dict:
                 tracked_frame_ms.append((t4 - t1) * 1e3)  # the loop's own work on a tracked, solved frame
             results.append(res)
         total = time.perf_counter() - start
+        loop_cpu = time.thread_time() - cpu0
     worker.close()
     return {"stages": stages, "results": results, "total": total, "solve": worker.durations,
-            "tracked_ms": tracked_frame_ms}
+            "tracked_ms": tracked_frame_ms, "loop_cpu": loop_cpu, "writer_cpu": sink.writer_cpu}
 
 
 def latencies(results, truth_path: Path) -> list[str]:
@@ -187,15 +196,46 @@ def soak(path: str, frames: int) -> int:
     return 0
 
 
+def whole_process(path: str, rounds: int) -> None:
+    """Headless vs recording, whole process (start-up, decode, loop, finalized file), alternated round by round."""
+    fps: dict[str, list[float]] = {"headless": [], "recording": []}
+    loop: dict[str, list[float]] = {"headless": [], "recording": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        for _ in range(rounds):
+            for kind, extra in (("headless", []), ("recording", ["--output", str(Path(tmp) / "rec.mp4")])):
+                t = time.perf_counter()
+                p = subprocess.run([sys.executable, "-m", "ar_sudoku", "video", path, "--headless", *extra],
+                                   capture_output=True, text=True)
+                wall = time.perf_counter() - t
+                m = re.search(r"(\d+) frames in [\d.]+ s \(([\d.]+) fps\)", p.stderr)
+                if m is None:
+                    print(f"{kind}: no report line (exit {p.returncode}): {p.stderr.strip()[-200:]}")
+                    return
+                fps[kind].append(int(m.group(1)) / wall)
+                loop[kind].append(float(m.group(2)))
+    h, r = statistics.median(fps["headless"]), statistics.median(fps["recording"])
+    print(f"whole process, median of {rounds} alternated runs: headless {h:.1f} fps, with --output .mp4 {r:.1f} fps "
+          f"-> recording at {100 * r / h:.0f}% of headless (the loop alone: {statistics.median(loop['headless']):.1f}"
+          f" vs {statistics.median(loop['recording']):.1f} fps)")
+    print("  per round, headless / recording fps: " + ", ".join(
+        f"{a:.0f}/{b:.0f}" for a, b in zip(fps["headless"], fps["recording"])))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("video", nargs="?", default=str(ROOT / "samples" / "demo.mp4"))
     ap.add_argument("--truth", type=Path, help="per-frame truth JSONL (default: VIDEO.truth.jsonl if present)")
     ap.add_argument("--soak", type=int, default=0, metavar="N",
                     help="instead: run N frames (the video looped) and report memory over time")
+    ap.add_argument("--rounds", type=int, default=3, metavar="N",
+                    help="alternated headless/recording runs of the whole command (default 3; 0 skips)")
+    ap.add_argument("--recording-only", action="store_true", help="only the headless vs recording comparison")
     args = ap.parse_args()
     if args.soak:
         return soak(args.video, args.soak)
+    if args.recording_only:
+        whole_process(args.video, max(1, args.rounds))
+        return 0
     truth = args.truth or Path(args.video).with_suffix(".truth.jsonl")
     reader = DigitReader()
     n, dec_fps = decode_only(args.video)
@@ -216,6 +256,9 @@ def main() -> int:
         extra = " (frames that read only)" if name == "read" else ""
         print(f"  {name:<9} {stats(base['stages'][name])}{extra}")
     print(f"  {'solve':<9} {stats(base['solve'])} (worker thread, {len(base['solve'])} submissions)")
+    nf = len(base["results"])
+    print(f"  CPU a frame: the loop's thread {base['loop_cpu'] / nf * 1e3:.2f} ms, the H.264 writer thread "
+          f"{base['writer_cpu'] / nf * 1e3:.2f} ms (on the other core, overlapped)")
     und = run(args.video, reader, undistort=True)
     print(f"  undistort {stats(und['stages']['undistort'])} (remap with precomputed maps, --calibration)")
     if truth.exists():
@@ -238,6 +281,8 @@ def main() -> int:
     a, b = base["stages"]["frame"], busy["stages"]["frame"]
     print(f"frame time with the solver idle: median {statistics.median(a):.2f} ms; while it grinds on an "
           f"unsolvable reading: median {statistics.median(b):.2f} ms ({len(busy['results']) / busy['total']:.1f} fps)")
+    if args.rounds:
+        whole_process(args.video, args.rounds)
     return 0
 
 

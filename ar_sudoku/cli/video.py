@@ -2,23 +2,29 @@
 
 Sources, the window and the sinks are opened here and only here; the session
 stays pure. Every output is a context manager, so the recording is finalized
-on every exit road: the end of the file, q/Esc, Ctrl-C, an exception, or a
-camera that stops delivering.
+on every exit road: the end of the file, q/Esc, Ctrl-C, SIGTERM/SIGHUP (turned
+into an exception in the main thread), an exception, or a camera that stops
+delivering.
 """
 
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import textwrap
+import threading
 import time
 from collections import deque
-from contextlib import ExitStack
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
 
-from ar_sudoku.cli.common import EXIT_OK, EXIT_UNSOLVED, CliError, help_format
+from ar_sudoku.ar.marks import MODES
+from ar_sudoku.cli.common import EXIT_OK, EXIT_UNSOLVED, CliError, help_format, refuse_overwriting
 
 
 @dataclass
@@ -55,6 +61,8 @@ def status_lines(result, fps: float, dropped: int = 0) -> list[str]:
     lines = [line]
     if result.message and result.status != "solved":
         lines.append(result.message[:60])
+    if result.marks is not None and result.marks.text:
+        lines += textwrap.wrap(result.marks.text, 60)[:3]
     return lines
 
 
@@ -83,6 +91,7 @@ def run_loop(source, session, *, sink=None, log=None, window=None, show_status: 
     refreshed = 0.0
     exhausted = False
     frames = iter(source)
+    still = source.info.kind == "images"  # each photo is its own scene
     try:
         while not ui.quit:
             if not ui.paused or last is None:
@@ -94,7 +103,7 @@ def run_loop(source, session, *, sink=None, log=None, window=None, show_status: 
                 if undistort is not None:
                     frame = undistort(frame)
                 raw = frame.copy() if window is not None else None
-                result = session.step(frame)
+                result = session.step(frame, still=still)
                 out = session.draw(frame, result)
                 fps = meter.tick()
                 if ui.show_status:
@@ -115,7 +124,7 @@ def run_loop(source, session, *, sink=None, log=None, window=None, show_status: 
                 # paused: keep redrawing the still frame so a correction shows once it is solved
                 refreshed = time.perf_counter()
                 frame = raw.copy()
-                result = session.step(frame)
+                result = session.step(frame, still=still)
                 out = session.draw(frame, result)
                 if ui.show_status:
                     draw_status(out, status_lines(result, meter.tick(), 0) + ["paused"])
@@ -138,6 +147,10 @@ def run_loop(source, session, *, sink=None, log=None, window=None, show_status: 
                     print(f"saved {name}", file=sys.stderr)
                 elif action.kind == "set" and action.cell is not None and action.digit is not None:
                     session.set_override(action.cell, action.digit)
+                elif action.kind == "mode" and action.mode is not None:
+                    session.set_mode(action.mode)
+                elif action.kind == "next_hint":
+                    session.next_hint()
     except KeyboardInterrupt:
         stats.interrupted = True
     except SourceError as exc:
@@ -154,7 +167,7 @@ def run_loop(source, session, *, sink=None, log=None, window=None, show_status: 
 
 def _open_everything(args: argparse.Namespace, spec: str | int, headless: bool):
     from ar_sudoku.ar.session import ARSession
-    from ar_sudoku.io.sinks import FOURCC, JsonlLog, SinkError, VideoSink, check_writable
+    from ar_sudoku.io.sinks import VIDEO_EXT, JsonlLog, SinkError, VideoSink, check_writable
     from ar_sudoku.io.sources import SourceError, open_source
     from ar_sudoku.io.window import Window, WindowError
     from ar_sudoku.vision.camera import CalibrationError
@@ -164,7 +177,7 @@ def _open_everything(args: argparse.Namespace, spec: str | int, headless: bool):
     try:
         # outputs are checked before the (slow) source so a typo fails at once
         if args.output:
-            check_writable(Path(args.output), FOURCC)
+            check_writable(Path(args.output), VIDEO_EXT)
         if args.jsonl:
             check_writable(Path(args.jsonl))
         source = stack.enter_context(open_source(spec))
@@ -179,7 +192,7 @@ def _open_everything(args: argparse.Namespace, spec: str | int, headless: bool):
                 print(f"ar-sudoku: calibration {scaled.note}", file=sys.stderr)
             undistort = scaled.undistorter(size)
         reader = DigitReader(getattr(args, "model", None))
-        session = stack.enter_context(ARSession(reader))
+        session = stack.enter_context(ARSession(reader, mode=args.show))
         window = None if headless else Window()
         if window is not None:
             stack.callback(window.close)
@@ -197,46 +210,123 @@ def _open_everything(args: argparse.Namespace, spec: str | int, headless: bool):
     return stack, source, session, window, sink, log, undistort
 
 
-def _report(stats: RunStats, args: argparse.Namespace) -> int:
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP raised in the main thread like Ctrl-C, so every ``with`` finalizes its output."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+@dataclass
+class Caught:
+    signum: int | None = None
+
+
+@contextmanager
+def finalize_on_signals() -> Iterator[Caught]:
+    """Turn SIGTERM/SIGHUP into :class:`Terminated` while a command records (the default kills the
+    process mid-write and leaves an unplayable file); a signal that arrives outside the frame loop ends
+    the command with 128 + the signal number, as a shell reports it."""
+    caught = Caught()
+    if threading.current_thread() is not threading.main_thread():
+        yield caught  # signal handlers can only be set from the main thread (tests, embedding)
+        return
+
+    def handler(signum: int, _frame: object) -> None:
+        if caught.signum is not None:
+            return  # finalizing already: a second signal must not cut it short (SIGKILL still works)
+        caught.signum = signum
+        raise Terminated(signum)
+
+    previous = {}
+    for name in ("SIGTERM", "SIGHUP"):
+        sig = getattr(signal, name, None)
+        if sig is not None and signal.getsignal(sig) is not signal.SIG_IGN:  # nohup's ignored SIGHUP stays so
+            previous[sig] = signal.signal(sig, handler)
+    try:
+        yield caught
+    except Terminated as exc:
+        raise CliError("terminated; outputs finalized", 128 + exc.signum) from None
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+def _report(stats: RunStats, args: argparse.Namespace, *, need_solution: bool = False, sink=None, log=None,
+            signum: int | None = None) -> int:
+    """The closing line; a file in which no puzzle was ever solved has no answer (exit 1)."""
     parts = [f"{stats.frames} frames in {stats.seconds:.1f} s ({stats.fps:.1f} fps)"]
     if stats.first_solved is not None:
         parts.append(f"solution drawn on {stats.solved_frames} frames, first at frame {stats.first_solved}")
     else:
         parts.append("no puzzle solved")
-    if args.output:
+    if sink is not None and sink.finalized:  # only a file that is complete under its real name
         parts.append(f"wrote {args.output}")
-    if args.jsonl:
+    if log is not None and log.finalized:
         parts.append(f"log {args.jsonl}")
     print("; ".join(parts), file=sys.stderr)
     if stats.failure:
         print(f"ar-sudoku: {stats.failure}", file=sys.stderr)
         return EXIT_UNSOLVED
+    if stats.interrupted and signum is not None:
+        print("ar-sudoku: terminated; outputs finalized", file=sys.stderr)
+        return 128 + signum
     if stats.interrupted:
         print("ar-sudoku: interrupted; outputs finalized", file=sys.stderr)
         return 130
+    if need_solution and stats.first_solved is None:
+        return EXIT_UNSOLVED
     return EXIT_OK
 
 
+def _inputs(path: str) -> list[Path]:
+    """The files a run reads: the path itself, or the images of a folder."""
+    p = Path(path)
+    return [p, *sorted(p.iterdir())] if p.is_dir() else [p]
+
+
 def run_video(args: argparse.Namespace) -> int:
-    stack, source, session, window, sink, log, undistort = _open_everything(args, args.path, args.headless)
-    with stack:
-        stats = run_loop(source, session, sink=sink, log=log, window=window, show_status=not args.no_status,
-                         progress=args.headless, undistort=undistort)
-    return _report(stats, args)
+    refuse_overwriting([("--output", args.output), ("--jsonl", args.jsonl)], _inputs(args.path))
+    with finalize_on_signals() as caught:
+        stack, source, session, window, sink, log, undistort = _open_everything(args, args.path, args.headless)
+        with stack:
+            stats = run_loop(source, session, sink=sink, log=log, window=window, show_status=not args.no_status,
+                             progress=args.headless, undistort=undistort)
+    return _report(stats, args, need_solution=True, sink=sink, log=log, signum=caught.signum)
 
 
 def run_live(args: argparse.Namespace) -> int:
-    stack, source, session, window, sink, log, undistort = _open_everything(args, args.camera, args.headless)
-    with stack:
-        stats = run_loop(source, session, sink=sink, log=log, window=window, show_status=not args.no_status,
-                         progress=False, undistort=undistort)
-    return _report(stats, args)
+    refuse_overwriting([("--output", args.output), ("--jsonl", args.jsonl)], [])
+    with finalize_on_signals() as caught:
+        stack, source, session, window, sink, log, undistort = _open_everything(args, args.camera, args.headless)
+        with stack:
+            stats = run_loop(source, session, sink=sink, log=log, window=window, show_status=not args.no_status,
+                             progress=False, undistort=undistort)
+    return _report(stats, args, sink=sink, log=log, signum=caught.signum)
+
+
+def camera_index(text: str) -> int:
+    """An argparse type: a camera index 0, 1, 2, ... (OpenCV crashes on some negative ones)."""
+    try:
+        value = int(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a camera number (0, 1, 2, ...)") from exc
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text}: camera numbers start at 0")
+    return value
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--output", "-o", metavar="OUT.mp4", help="record the annotated video (.mp4 or .avi)")
-    p.add_argument("--jsonl", metavar="LOG.jsonl", help="one JSON line per frame: corners, givens, solution, status")
+    p.add_argument("--output", "-o", metavar="OUT.mp4",
+                   help="record the annotated video: .mp4 (H.264, plays everywhere), .webm (VP9), .mkv (H.264), "
+                        ".avi (Motion JPEG); written to .OUT.part.mp4 beside it and renamed when complete")
+    p.add_argument("--jsonl", metavar="LOG.jsonl",
+                   help="one JSON line per frame: corners, givens, solution, status; written to .LOG.part.jsonl "
+                        "beside it and renamed at the end (follow it live: tail -f .LOG.part.jsonl)")
     p.add_argument("--no-status", action="store_true", help="no fps/state box (clean demo videos)")
+    p.add_argument("--show", choices=MODES, default="answer",
+                   help="answer: every missing digit (default); check: mistakes only; hint: the next step only")
     p.add_argument("--calibration", metavar="NAME|PATH", help="undistort with a camera calibration")
     p.add_argument("--model", metavar="PATH", help=argparse.SUPPRESS)
 
@@ -247,12 +337,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="the webcam view with solved digits drawn on the paper (the default)",
         **help_format(
             "Open the webcam and draw the solution on the puzzle as you move it. Keys: q/Esc quit, "
-            "space pause, s save a PNG snapshot, h hide/show the status box. Click a cell and type a "
-            "digit (0 or Backspace clears) to correct a misread given.",
+            "space pause, s save a PNG snapshot, i hide/show the status box; a answer, c check (mistakes "
+            "only), h hint, n next hint. Click a cell and type a digit (0 or Backspace clears) to correct a "
+            "misread given.",
             "  ar-sudoku live\n  ar-sudoku live --camera 1 --output demo.mp4 --no-status\n",
         ),
     )
-    p.add_argument("--camera", type=int, default=0, metavar="N", help="camera index (default 0)")
+    p.add_argument("--camera", type=camera_index, default=0, metavar="N", help="camera index (default 0)")
     p.add_argument("--headless", action="store_true", help="no window (record with --output)")
     _common(p)
     p.set_defaults(func=run_live)

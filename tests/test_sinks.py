@@ -1,0 +1,211 @@
+"""Recordings and logs: real files read back with PyAV, cut by Ctrl-C, SIGTERM and a full disk."""
+
+from __future__ import annotations
+
+import errno
+import os
+import signal
+import subprocess
+import sys
+import time
+from fractions import Fraction
+from pathlib import Path
+
+import av
+import numpy as np
+import pytest
+
+from ar_sudoku.io.sinks import VIDEO_EXT, JsonlLog, SinkError, SinkWriteError, VideoSink, exact_rate, part_path
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = ROOT / "samples" / "demo.mp4"
+NTSC = 30000 / 1001  # what OpenCV reports for a 29.97 fps source
+
+
+def frames(n: int, size: tuple[int, int]) -> list[np.ndarray]:
+    """A red bar sweeping over grey: every frame differs, so a dropped or doubled frame shows."""
+    w, h = size
+    out = []
+    for i in range(n):
+        f = np.full((h, w, 3), 90, np.uint8)
+        x = (i * 7) % w
+        f[:, x:x + 12] = (0, 0, 255)
+        out.append(f)
+    return out
+
+
+def read_back(path: Path) -> tuple[str, int, int, int, Fraction, list[np.ndarray]]:
+    """Codec, frames decoded (every one, so the file plays to the end), size, frame rate, the frames."""
+    with av.open(str(path)) as c:
+        s = c.streams.video[0]
+        decoded = [f.to_ndarray(format="bgr24") for f in c.decode(s)]
+        return s.codec_context.name, len(decoded), s.width, s.height, s.average_rate, decoded
+
+
+@pytest.mark.parametrize("ext, codec", [(".mp4", "h264"), (".webm", "vp9"), (".mkv", "h264"), (".avi", "mjpeg")])
+def test_recording_reads_back(tmp_path, ext, codec):
+    path = tmp_path / f"clip{ext}"
+    clip = frames(20, (161, 91))  # odd on both sides: padded to 162x92, not cropped
+    with VideoSink(path, (161, 91), NTSC) as sink:
+        for f in clip:
+            sink.write(f)
+            f[:] = 0  # the caller may reuse its buffer at once: the sink took a copy
+    assert sink.finalized and sink.frames == 20
+    name, n, w, h, rate, decoded = read_back(path)
+    assert (name, n, w, h) == (codec, 20, 162, 92)
+    assert rate == Fraction(30000, 1001)
+    # colours survive (BGR order, range): the red bar of frame 3 is red, the background grey
+    f3 = decoded[3].astype(int)
+    assert abs(f3[45, 21 + 6] - [0, 0, 255]).max() < 40 and abs(f3[45, 120] - [90, 90, 90]).max() < 12
+    assert not part_path(path).exists()
+
+
+def test_mp4_starts_with_its_index(tmp_path):
+    """+faststart: the moov atom comes before the media, so a browser plays before the download ends."""
+    path = tmp_path / "web.mp4"
+    with VideoSink(path, (64, 48), 25) as sink:
+        for f in frames(10, (64, 48)):
+            sink.write(f)
+    data = path.read_bytes()
+    assert 0 < data.find(b"moov") < data.find(b"mdat")
+
+
+def test_frames_of_another_size_are_letterboxed(tmp_path):
+    path = tmp_path / "stills.mp4"
+    with VideoSink(path, (160, 120), 2) as sink:
+        sink.write(np.full((120, 160, 3), 200, np.uint8))
+        sink.write(np.full((300, 100, 3), 200, np.uint8))  # a portrait photo: fit, black bars at the sides
+    _, n, w, h, _, decoded = read_back(path)
+    assert (n, w, h) == (2, 160, 120)
+    assert decoded[1][60, 5].max() < 30 and decoded[1][60, 80].min() > 170
+
+
+def test_exact_rates():
+    assert exact_rate(NTSC) == Fraction(30000, 1001)
+    assert exact_rate(24000 / 1001) == Fraction(24000, 1001)
+    assert exact_rate(25.0) == 25 and exact_rate(12.5) == Fraction(25, 2)
+    assert exact_rate(0.0) == 30
+
+
+def test_ctrl_c_finalizes_video_and_log(tmp_path):
+    video, log = tmp_path / "cut.mp4", tmp_path / "cut.jsonl"
+    with pytest.raises(KeyboardInterrupt), VideoSink(video, (96, 64), 30) as sink, JsonlLog(log) as lines:
+        for i, f in enumerate(frames(40, (96, 64))):
+            if i == 15:
+                raise KeyboardInterrupt
+            sink.write(f)
+            lines.write({"frame": i})
+            if i == 3:  # while running: the lines are in the temporary file (tail -f), not under the real name
+                assert not log.exists() and len(part_path(log).read_text().splitlines()) == 4
+    assert read_back(video)[:2] == ("h264", 15)
+    assert len(log.read_text().splitlines()) == 15
+    assert not part_path(video).exists() and not part_path(log).exists()
+
+
+class FullDisk:
+    """Stands in for the PyAV container once the disk is full: every write fails with ENOSPC."""
+
+    def __init__(self, container):
+        self.container = container
+
+    def mux(self, packet) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    def close(self) -> None:
+        self.container.close()
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+def test_writer_error_surfaces_and_leaves_no_file(tmp_path):
+    path = tmp_path / "full.mp4"
+    path.write_bytes(b"an older recording the user kept")
+    sink = VideoSink(path, (64, 48), 30)
+    sink._container = FullDisk(sink._container)
+    with pytest.raises(SinkWriteError, match=r"full\.mp4.*No space left"):
+        for f in frames(200, (64, 48)):
+            sink.write(f)  # the error from the writer thread arrives on a later write
+    with pytest.raises(SinkWriteError):
+        sink.close()
+    assert not sink.finalized and not part_path(path).exists()
+    assert path.read_bytes() == b"an older recording the user kept"  # a failed run destroys nothing
+
+
+def test_bad_names_are_refused_up_front(tmp_path):
+    with pytest.raises(SinkError, match="unsupported extension"):
+        VideoSink(tmp_path / "x.gif", (64, 48), 30)
+    with pytest.raises(SinkError, match="does not exist"):
+        VideoSink(tmp_path / "no" / "x.mp4", (64, 48), 30)
+    assert ".webm" in VIDEO_EXT and ".mp4" in VIDEO_EXT
+
+
+def cli(*args: str, **kw) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "ar_sudoku", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=kw.pop("cwd"), **kw)
+
+
+@pytest.mark.parametrize("sig, code, message", [
+    (signal.SIGTERM, 143, "ar-sudoku: terminated; outputs finalized"),
+    (signal.SIGINT, 130, "ar-sudoku: interrupted; outputs finalized"),
+], ids=["SIGTERM", "SIGINT"])
+def test_a_signal_finalizes_the_recording(tmp_path, sig, code, message):
+    """A real SIGTERM (or Ctrl-C) to a real run: the file is renamed into place and plays; one line, 128+N."""
+    out, log = tmp_path / "rec.mp4", tmp_path / "rec.jsonl"
+    p = cli("video", str(DEMO), "--headless", "--output", str(out), "--jsonl", str(log), cwd=tmp_path)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and p.poll() is None:
+        part = part_path(log)
+        if part.exists() and part.read_text().count("\n") >= 5:
+            break
+        time.sleep(0.01)
+    assert p.poll() is None, "the run ended before it could be interrupted"
+    p.send_signal(sig)
+    _, err = p.communicate(timeout=30)
+    assert p.returncode == code, err
+    assert err.strip().splitlines()[-1] == message
+    assert "Traceback" not in err
+    name, n, w, h, _, _ = read_back(out)
+    lines = len(log.read_text().splitlines())
+    assert name == "h264" and (w, h) == (1280, 720) and n >= 5 and abs(n - lines) <= 1
+    assert not part_path(out).exists() and not part_path(log).exists()
+
+
+FSIZE_LIMIT = """
+import resource, runpy, signal, sys
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit then fails with EFBIG, like a full disk
+resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv.pop(1)), resource.RLIM_INFINITY))
+sys.argv[0] = "ar-sudoku"
+runpy.run_module("ar_sudoku", run_name="__main__")
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="RLIMIT_FSIZE is POSIX")
+def test_full_disk_is_an_error_that_names_the_file(tmp_path):
+    out = tmp_path / "big.mp4"
+    p = subprocess.run([sys.executable, "-c", FSIZE_LIMIT, "150000", "video", str(DEMO), "--headless",
+                        "--output", str(out)], capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert p.returncode == 1, p.stderr
+    assert "big.mp4" in p.stderr and "wrote" not in p.stderr and "Traceback" not in p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1
+    assert not out.exists() and not part_path(out).exists()
+
+
+JSONL_LIMIT = """
+import resource, signal, sys
+from ar_sudoku.io.sinks import JsonlLog, SinkWriteError
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (20000, resource.RLIM_INFINITY))
+try:
+    with JsonlLog(sys.argv[1]) as log:
+        for i in range(10000):
+            log.write({"frame": i, "pad": "x" * 80})
+except SinkWriteError as exc:
+    print(exc)
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="RLIMIT_FSIZE is POSIX")
+def test_full_disk_jsonl(tmp_path):
+    log = tmp_path / "log.jsonl"
+    p = subprocess.run([sys.executable, "-c", JSONL_LIMIT, str(log)], capture_output=True, text=True, timeout=60)
+    assert "log.jsonl: the log could not be written (File too large)" in p.stdout, p.stderr
+    assert not log.exists() and not part_path(log).exists()
