@@ -192,7 +192,7 @@ def test_video_cli_writes_output_and_jsonl(tmp_path, video, capsys):
     assert code == 0, err
     rows = [json.loads(x) for x in log.read_text().splitlines()]
     assert len(rows) == len(truth)
-    assert set(rows[0]) == {"frame", "t_ms", "corners", "givens", "solution", "status"}
+    assert set(rows[0]) == {"frame", "t_ms", "corners", "lattice", "givens", "solution", "status"}
     assert any(r["solution"] == A.solution for r in rows)
     cap = cv2.VideoCapture(str(out))
     assert int(cap.get(cv2.CAP_PROP_FRAME_COUNT)) == len(truth)

@@ -77,35 +77,56 @@ class OverlayRenderer:
         return self.layer(Marks(answers=tuple((i, d) for i, (g, d) in enumerate(zip(givens, solution))
                                               if g in ".0" and d not in ".0")))
 
-    def draw(self, frame: np.ndarray, corners: np.ndarray, givens: str, solution: str) -> np.ndarray:
+    def draw(self, frame: np.ndarray, corners: np.ndarray, givens: str, solution: str,
+             lattice: np.ndarray | None = None) -> np.ndarray:
         """Blend the solved digits into ``frame`` in place (and return it)."""
-        return self.composite(frame, corners, self.flat_layer(givens, solution))
+        return self.composite(frame, corners, self.flat_layer(givens, solution), lattice)
 
-    def draw_marks(self, frame: np.ndarray, corners: np.ndarray, marks: Marks) -> np.ndarray:
-        """Blend ``marks`` into ``frame`` in place (and return it)."""
+    def draw_marks(self, frame: np.ndarray, corners: np.ndarray, marks: Marks,
+                   lattice: np.ndarray | None = None) -> np.ndarray:
+        """Blend ``marks`` into ``frame`` in place (and return it); through ``lattice`` on a curled page."""
         if marks.empty and not marks.shade:
             return frame
-        return self.composite(frame, corners, self.layer(marks))
+        return self.composite(frame, corners, self.layer(marks), lattice)
 
-    def composite(self, frame: np.ndarray, corners: np.ndarray, layer: np.ndarray) -> np.ndarray:
-        """Reproject a flat BGRA layer onto the grid's corners and blend it in, in place.
+    def composite(self, frame: np.ndarray, corners: np.ndarray, layer: np.ndarray,
+                  lattice: np.ndarray | None = None) -> np.ndarray:
+        """Reproject a flat BGRA layer onto the grid and blend it in, in place.
 
-        One warp of the four channels into the grid's bounding box only, then
-        ``addWeighted`` and a masked ``copyTo`` there: the cost follows the
-        grid's size on screen, never the frame's.
+        A flat grid takes one homography of its corners; a curled one (``lattice``,
+        the 10x10 crossings) one homography per 3x3 box, fitted by
+        ``findHomography`` to the box's 16 crossings, so digits sit centred in each
+        cell's own shape. Each warp covers only its bounding box, then
+        ``addWeighted`` and a masked ``copyTo`` there: the cost follows the grid's
+        size on screen, never the frame's.
         """
         side = layer.shape[0]
-        src = np.array([[0, 0], [side, 0], [side, side], [0, side]], np.float32)
-        dst = np.asarray(corners, np.float32).reshape(4, 2)
+        if lattice is None:
+            src = np.array([[0, 0], [side, 0], [side, side], [0, side]], np.float32)
+            self._blend(frame, layer, src, np.asarray(corners, np.float32).reshape(4, 2))
+            return frame
+        k = side / 9.0
+        flat = np.stack(np.meshgrid(np.arange(4.0), np.arange(4.0)), axis=-1).reshape(-1, 2) * k  # a box: 4x4 crossings
+        for br in range(3):
+            for bc in range(3):
+                patch = layer[round(br * 3 * k) : round((br + 1) * 3 * k), round(bc * 3 * k) : round((bc + 1) * 3 * k)]
+                if not patch[:, :, 3].any():
+                    continue
+                dst = lattice[br * 3 : br * 3 + 4, bc * 3 : bc * 3 + 4].reshape(-1, 2)
+                self._blend(frame, patch, flat.astype(np.float32), dst.astype(np.float32))
+        return frame
+
+    def _blend(self, frame: np.ndarray, layer: np.ndarray, src: np.ndarray, dst: np.ndarray) -> None:
+        """Warp ``layer`` (its points ``src`` onto ``dst``) into the bounding box of ``dst``, and blend."""
         h, w = frame.shape[:2]
         x0, y0 = np.floor(dst.min(axis=0)).astype(int)
         x1, y1 = np.ceil(dst.max(axis=0)).astype(int)
         x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1 + 1), min(h, y1 + 1)
         if x1 <= x0 or y1 <= y0:
-            return frame
+            return
         hmat, _ = cv2.findHomography(src, dst - np.float32([x0, y0]))
         if hmat is None:
-            return frame
+            return
         warped = cv2.warpPerspective(layer, hmat, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR)
         # whole-array conversions: a strided numpy view of three channels would be copied slowly
         bgr, alpha = cv2.cvtColor(warped, cv2.COLOR_BGRA2BGR), cv2.extractChannel(warped, 3)
@@ -116,7 +137,6 @@ class OverlayRenderer:
         if cv2.countNonZero(weak):
             cv2.copyTo(cv2.addWeighted(roi, 0.65, bgr, 0.35, 0.0), weak, roi)
         cv2.copyTo(blended, strong, roi)
-        return frame
 
 
 def draw_status(frame: np.ndarray, lines: list[str], color: tuple[int, int, int] = (255, 255, 255)) -> np.ndarray:

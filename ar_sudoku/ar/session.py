@@ -53,6 +53,7 @@ from ar_sudoku.sudoku.rules import BoardResult, Reading
 from ar_sudoku.vision.cells import quick_ink
 from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.grid import find_grid, to_gray
+from ar_sudoku.vision.lattice import from_corners, rotate
 from ar_sudoku.vision.reading import read_grid, read_oriented
 from ar_sudoku.vision.tracker import GridTracker
 
@@ -79,6 +80,7 @@ class FrameResult:
     timings: dict[str, float] = field(default_factory=dict)
     message: str = ""
     marks: Marks | None = None  # what the display mode draws on this frame (None: nothing)
+    lattice: np.ndarray | None = None  # a curled page's 10x10 crossings (None: flat, from the corners)
 
     def to_json(self) -> dict:
         out = {
@@ -86,6 +88,9 @@ class FrameResult:
             "t_ms": round(self.t_ms, 2),
             "corners": None if self.corners is None else [[round(float(x), 1), round(float(y), 1)]
                                                           for x, y in self.corners],
+            "lattice": None if self.corners is None else [
+                [round(float(x), 1), round(float(y), 1)]
+                for x, y in (self.lattice if self.lattice is not None else from_corners(self.corners)).reshape(-1, 2)],
             "givens": self.givens,
             "solution": self.solution,
             "status": self.status,
@@ -115,10 +120,9 @@ class Located:
     detected: bool  # found by the detector on this frame (exact), not only tracked
 
 
-def _align(corners: np.ndarray, reference: np.ndarray) -> np.ndarray:
-    """Roll a detected quad so its corners match the tracked (puzzle-ordered) ones."""
-    best = min(range(4), key=lambda k: float(np.linalg.norm(np.roll(corners, -k, axis=0) - reference)))
-    return np.roll(corners, -best, axis=0)
+def _turn(corners: np.ndarray, reference: np.ndarray) -> int:
+    """How far to roll a detected quad so its corners match the tracked (puzzle-ordered) ones."""
+    return min(range(4), key=lambda k: float(np.linalg.norm(np.roll(corners, -k, axis=0) - reference)))
 
 
 def _side(corners: np.ndarray) -> float:
@@ -149,6 +153,7 @@ class ARSession:
         self.override_base: str | None = None  # the reading the corrections were made on
         self.cache: OrderedDict[str, BoardResult] = OrderedDict()  # givens -> checked result
         self._shape: tuple[int, ...] | None = None
+        self.lattice: np.ndarray | None = None  # a curled board's crossings (full-size pixels), else None
         self._frame = self._small = np.zeros((1, 1), np.uint8)  # this frame, and its grey at working size
         self._gray: np.ndarray | None = None  # its grey at full size, made when a reading needs it
         self._scale = 1.0  # working size / full size
@@ -265,12 +270,13 @@ class ARSession:
     def _read(self, corners: np.ndarray) -> tuple[np.ndarray, Reading]:
         gray = self._full_gray()
         if not self.oriented:
-            corners, reading = read_oriented(gray, corners, self.reader)
+            corners, reading, lattice = read_oriented(gray, corners, self.reader, self.lattice)
             if (reading.digits > 0).sum() >= 10:
                 self.oriented = True
+                self.lattice = lattice
                 self._restart_tracker(corners)
             return corners, reading
-        return corners, read_grid(gray, corners, self.reader)
+        return corners, read_grid(gray, corners, self.reader, self.lattice)
 
     def _vote(self, corners: np.ndarray) -> np.ndarray:
         """READING, SOLVING, NO_SOLUTION: every steady frame adds a vote; the mean of the last few goes
@@ -316,7 +322,8 @@ class ARSession:
         """Every frame, cheaply: do the inked cells still match the givens? A different puzzle
         (or a hand over this one) fails at once, and a full re-read is due on the next frame."""
         assert self.givens is not None
-        ink = quick_ink(self._small, corners * self._scale) > 0.5
+        k = self._scale
+        ink = quick_ink(self._small, corners * k, lattice=None if self.lattice is None else self.lattice * k) > 0.5
         mismatch = ink != np.array([ch != "." for ch in self.givens])
         for i in self.overrides:
             mismatch[i] = False
@@ -328,7 +335,8 @@ class ARSession:
     # ------------------------------------------------------------------ finding the board
 
     def _restart_tracker(self, corners: np.ndarray, motion: np.ndarray | None = None) -> None:
-        self.tracker.start(self._small, corners * self._scale, motion)
+        k = self._scale
+        self.tracker.start(self._small, corners * k, motion, None if self.lattice is None else self.lattice * k)
 
     def _locate(self) -> Located:
         """Track the board, and detect it on every frame until it is solved (the reading needs exact
@@ -338,17 +346,21 @@ class ARSession:
         tracked = self.tracker.track(self._small) if self.tracker.active else None
         if tracked is not None:
             tracked = tracked / k
+            if self.tracker.lattice is not None:
+                self.lattice = self.tracker.lattice / k
         # fast motion (now or on the last frame) makes a periodic grid easy to mis-track by a cell
         moving = self.speed > 0.01 or (tracked is not None and prev is not None and float(
             np.abs(tracked - prev).max()) > 0.01 * _side(tracked))
         settled = self.state in (State.SOLVED, State.SUSPECT)
         if tracked is not None and settled and not moving and self.frame_index % self.cfg.redetect_every:
             return Located(tracked, False)
-        quad = find_grid(self._small, allow_cut=False)
+        quad = find_grid(self._small, allow_cut=False, precise=False)
         if quad is None:
             return Located(tracked, False)
         ref = tracked if tracked is not None else prev
-        det = quad.corners / k if ref is None else _align(quad.corners / k, ref)
+        turn = 0 if ref is None else _turn(quad.corners / k, ref)
+        det = np.roll(quad.corners / k, -turn, axis=0)
+        self.lattice = rotate(quad.lattice / k, turn) if quad.bent else None
         if tracked is not None:
             motion = self.tracker.motion
         elif prev is not None:
@@ -387,6 +399,7 @@ class ARSession:
             self._shape = frame.shape[:2]
             self.tracker.reset()
             self.last_corners = None
+            self.lattice = None
             self._new_board()
         h, w = frame.shape[:2]
         self._scale = min(1.0, self.cfg.work_side / max(h, w))
@@ -417,6 +430,8 @@ class ARSession:
         prev = self.last_corners
         loc = self._locate()
         corners = loc.corners
+        if corners is None:
+            self.lattice = None
         if corners is None and self.state is not State.SEARCHING:
             self.tracker.reset()
             if self.givens is not None:
@@ -452,7 +467,8 @@ class ARSession:
         if quad is not None:
             self.state = State.READING
             t = time.perf_counter()
-            corners, reading = read_oriented(gray, quad.corners, self.reader)
+            corners, reading, self.lattice = read_oriented(gray, quad.corners, self.reader,
+                                                           quad.lattice if quad.bent else None)
             self.votes = [reading]
             self._submit(reading, require_unique=False)  # as `ar-sudoku image` does
             if self.handle is not None:
@@ -474,12 +490,13 @@ class ARSession:
         marks = self.marks() if solution is not None else None
         t_ms = (time.perf_counter() - t0) * 1e3
         return FrameResult(self.frame_index, self.state.value, corners,
-                           self.givens if corners is not None else None, solution, t_ms, timings, message, marks)
+                           self.givens if corners is not None else None, solution, t_ms, timings, message, marks,
+                           self.lattice if corners is not None else None)
 
     def draw(self, frame: np.ndarray, result: FrameResult) -> np.ndarray:
         """The overlay for ``result`` on ``frame`` (in place)."""
         if result.marks is not None and result.corners is not None:
-            self.overlay.draw_marks(frame, result.corners, result.marks)
+            self.overlay.draw_marks(frame, result.corners, result.marks, result.lattice)
         return frame
 
     def close(self) -> None:

@@ -46,12 +46,14 @@ class BoardResult:
     message: str = ""
     ms: float = 0.0
     corrected: tuple[str, ...] = ()  # cells changed by the rules, e.g. "r3c5: 1->7"
+    lattice: np.ndarray | None = None  # (10, 10, 2) line crossings, row by row from the puzzle's top-left
 
     def to_json(self, path: str) -> dict:
         return {
             "path": path,
             "corners": None if self.corners is None else [[round(float(x), 1), round(float(y), 1)]
                                                           for x, y in self.corners],
+            "lattice": _points(self.lattice),
             "givens": self.givens,
             "confidence": None if self.confidence is None else [round(float(c), 4) for c in self.confidence],
             "solution": self.solution,
@@ -59,6 +61,10 @@ class BoardResult:
             "message": self.message,
             "ms": round(self.ms, 2),
         }
+
+
+def _points(lattice: np.ndarray | None) -> list[list[float]] | None:
+    return None if lattice is None else [[round(float(x), 1), round(float(y), 1)] for x, y in lattice.reshape(-1, 2)]
 
 
 def _try(givens: str, timeout: float, cancel: Cancel | None = None) -> tuple[str, str | None, str]:

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from ar_sudoku.vision.lattice import rectify
+
 CELL = 32  # pixels per cell in the warped grid
 INPUT = 28  # model input side
 FIT = 20  # the digit's longer side in the input
@@ -158,14 +160,15 @@ def cut_cells(warped: np.ndarray, cell: int = CELL) -> CellCuts:
     return CellCuts(patches, has, score, faint)
 
 
-def quick_ink(gray: np.ndarray, corners: np.ndarray, cell: int = 12) -> np.ndarray:
+def quick_ink(gray: np.ndarray, corners: np.ndarray, cell: int = 12, lattice: np.ndarray | None = None) -> np.ndarray:
     """A fast (~0.2 ms) guess of which cells hold ink, for checking every frame.
 
     The grid is warped small; a cell's darkest central pixel against its own
     median (the paper) gives how inked it is, scaled by the grid's contrast.
     Returns 81 values; above 0.5 means ink.
     """
-    w = warp_grid(gray, corners, cell).astype(np.float32).reshape(9, cell, 9, cell)
+    warped = rectify(gray, lattice, cell) if lattice is not None else warp_grid(gray, corners, cell)
+    w = warped.astype(np.float32).reshape(9, cell, 9, cell)
     m = cell // 4
     dark = w[:, m : cell - m, :, m : cell - m].min(axis=(1, 3))
     depth = np.median(w, axis=(1, 3)) - dark

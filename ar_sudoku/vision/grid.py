@@ -19,17 +19,38 @@ import cv2
 import imutils
 import numpy as np
 
+from ar_sudoku.vision.lattice import bend_of, coons_from_outline, corners_of, from_corners, rectify, refine
+
 WORK_SIZE = 640  # long side of the image the search runs on
 PROBE = 20  # pixels per cell in the structure test
 CLEAR_SCORE = 0.45  # a structure score above this needs no second opinion
 
 
+BENT = 0.15  # cells: a lattice this far from the flat grid of its corners is read and drawn as curled
+CURLED_TRIES = 3  # the largest outlines that are tried as curled grids when no flat one is clear
+MAX_BEND = 1.0  # cells: a "curled" fit further than this from flat is a wrong fit, not a page
+
+
 @dataclass(frozen=True)
 class GridQuad:
-    """Corners TL, TR, BR, BL (float32, 4x2) in the input image's pixels, and the structure score."""
+    """Corners TL, TR, BR, BL (float32, 4x2) in the input image's pixels, and the structure score.
+
+    ``lattice`` holds the 10x10 crossings of the lines' centres where they were
+    fitted (None: they follow from the corners, ``crossings()``). A flat grid's
+    corners stay the outline's (its outer edge, as the cell cutter expects);
+    a curled grid (``bent``) is cut and drawn through its lattice.
+    """
 
     corners: np.ndarray
     score: float
+    lattice: np.ndarray | None = None
+
+    def crossings(self) -> np.ndarray:
+        return self.lattice if self.lattice is not None else from_corners(self.corners)
+
+    @property
+    def bent(self) -> bool:
+        return self.lattice is not None and bend_of(self.lattice) >= BENT
 
 
 def to_gray(image: np.ndarray) -> np.ndarray:
@@ -134,7 +155,7 @@ def refine_corners(contour: np.ndarray, quad: np.ndarray) -> np.ndarray:
     return np.array(out, np.float32)
 
 
-def structure_score(gray: np.ndarray, quad: np.ndarray) -> float:
+def structure_score(gray: np.ndarray, quad: np.ndarray, lattice: np.ndarray | None = None) -> float:
     """How much the inside looks like a 9x9 grid: ink on the 10+10 line positions vs between.
 
     The quad (with a margin around it) is warped from the grey image to 20 px a
@@ -143,10 +164,13 @@ def structure_score(gray: np.ndarray, quad: np.ndarray) -> float:
     border lines.
     """
     side, m = 9 * PROBE, PROBE // 2
-    dst = np.array([[m, m], [m + side, m], [m + side, m + side], [m, m + side]], np.float32)
-    hmat = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
-    warped = cv2.warpPerspective(gray, hmat, (side + 2 * m, side + 2 * m), flags=cv2.INTER_AREA,
-                                 borderMode=cv2.BORDER_REPLICATE)
+    if lattice is not None:  # a curled page: rectified through its own crossings
+        warped = rectify(gray, lattice, PROBE, m)
+    else:
+        dst = np.array([[m, m], [m + side, m], [m + side, m + side], [m, m + side]], np.float32)
+        hmat = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
+        warped = cv2.warpPerspective(gray, hmat, (side + 2 * m, side + 2 * m), flags=cv2.INTER_AREA,
+                                     borderMode=cv2.BORDER_REPLICATE)
     ink = cv2.adaptiveThreshold(warped, 1, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, 11, 3)
     inner = ink[m : m + side, m : m + side]
     scores = []
@@ -158,16 +182,15 @@ def structure_score(gray: np.ndarray, quad: np.ndarray) -> float:
     return min(scores)
 
 
-def _best_quad(mask: np.ndarray, probe: np.ndarray, min_score: float, area_min: float,
-               allow_cut: bool = True) -> GridQuad | None:
+def _outlines(mask: np.ndarray, area_min: float, allow_cut: bool) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The largest closed outlines with a plausible quad (outline, quad), largest first."""
     # a border of background lets a grid that touches the frame edge still close its contour
     pad = 4
     padded = cv2.copyMakeBorder(mask, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
     # RETR_LIST, not EXTERNAL: a page edge or a frame around the puzzle encloses the grid's own contour
     contours = imutils.grab_contours(cv2.findContours(padded, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE))
-    contours = sorted(contours, key=cv2.contourArea, reverse=True)[:8]
-    best: GridQuad | None = None
-    for contour in contours:
+    out = []
+    for contour in sorted(contours, key=cv2.contourArea, reverse=True)[:8]:
         if cv2.contourArea(contour) < area_min:
             break
         contour = contour - pad
@@ -177,11 +200,63 @@ def _best_quad(mask: np.ndarray, probe: np.ndarray, min_score: float, area_min: 
         sides = [np.hypot(*(quad[k] - quad[(k + 1) % 4])) for k in range(4)]
         if min(sides) < 0.35 * max(sides) or (not allow_cut and _cut_by_frame(quad, mask.shape)):
             continue
+        out.append((contour, quad))
+    return out
+
+
+def _best_quad(mask: np.ndarray, probe: np.ndarray, min_score: float, area_min: float,
+               allow_cut: bool = True) -> GridQuad | None:
+    best: GridQuad | None = None
+    for contour, quad in _outlines(mask, area_min, allow_cut):
         quad = refine_corners(contour, quad)
         score = structure_score(probe, quad)
         if score >= min_score and (best is None or score > best.score + 0.1):
             best = GridQuad(quad, score)
     return best
+
+
+def _best_curled(mask: np.ndarray, probe: np.ndarray, min_score: float, area_min: float,
+                 flat: GridQuad | None) -> GridQuad | None:
+    """A curled page, tried when no flat grid is clear: the largest outlines fitted as lattices.
+
+    An outline on the picture's edge is not tried (its cut side would bend the fit), and when a
+    flat grid was found, a curled one must be that grid (the same corners), not a shifted fit.
+    """
+    best = None
+    for contour, quad in _outlines(mask, area_min, allow_cut=True)[:CURLED_TRIES]:
+        if _cut_by_frame(quad, mask.shape, tol=2.0) or _touches_frame(quad, mask.shape):
+            continue
+        curled = _curled(contour, quad, probe)
+        if curled is None or curled.score < min_score or bend_of(curled.lattice) > MAX_BEND:
+            continue
+        if flat is not None:
+            if curled.score <= flat.score + 0.05:
+                continue
+            cell = float(np.linalg.norm(flat.corners[0] - flat.corners[2])) / (9 * 2**0.5)
+            if min(float(np.abs(np.roll(curled.corners, k, axis=0) - flat.corners).max())
+                   for k in range(4)) > 0.35 * cell:
+                continue
+        if best is None or curled.score > best.score:
+            best = curled
+    return best
+
+
+def _touches_frame(quad: np.ndarray, shape: tuple[int, ...], tol: float = 2.0) -> bool:
+    h, w = shape[:2]
+    return bool((quad[:, 0] < tol).any() or (quad[:, 1] < tol).any() or (quad[:, 0] > w - 1 - tol).any()
+                or (quad[:, 1] > h - 1 - tol).any())
+
+
+def _curled(contour: np.ndarray, quad: np.ndarray, probe: np.ndarray) -> GridQuad | None:
+    """The grid of a curled outline: a lattice predicted from its curved sides, then fitted to its lines."""
+    guess = coons_from_outline(contour.reshape(-1, 2), quad)
+    if guess is None:
+        return None
+    lattice, contrast = refine(probe, guess, cell=PROBE)
+    if contrast <= 0:
+        return None
+    corners = corners_of(lattice)
+    return GridQuad(corners, structure_score(probe, corners, lattice), lattice)
 
 
 def _lattice_fits(pieces: list[np.ndarray], quad: np.ndarray, count: int, enough: int) -> bool:
@@ -234,12 +309,14 @@ def _from_pieces(mask: np.ndarray, probe: np.ndarray, min_score: float, area_min
 
 
 def find_grid(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.02,
-              allow_cut: bool = True) -> GridQuad | None:
+              allow_cut: bool = True, precise: bool = True) -> GridQuad | None:
     """The puzzle's grid in ``image`` (BGR or gray), or None when there is none.
 
     ``allow_cut=False`` (the live loop) refuses a grid with two corners on one
     edge of the picture: one entering or leaving the view, whose corners would
-    be wrong. A photo keeps it: people crop close.
+    be wrong. A photo keeps it: people crop close. ``precise`` fits the
+    crossings to the lines at full resolution (a few ms); without it a flat
+    grid's corners are the outline's (the live loop, where tracking refines).
 
     Passes, cheapest first: the plain binary image; long lines only (a grid
     touching text or a second puzzle); a gentler threshold (faint print); the
@@ -264,6 +341,20 @@ def find_grid(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.02
         )
     if found is None:
         found = _from_pieces(binary, small, min_score, area_min)
+    if found is None or found.score < CLEAR_SCORE:
+        curled = _best_curled(binary, small, min_score, area_min, found)
+        if curled is not None and (allow_cut or not _cut_by_frame(curled.corners, small.shape)):
+            found = curled
     if found is None:
         return None
-    return GridQuad(found.corners / scale, found.score)
+    if found.lattice is None and not precise:
+        return GridQuad(found.corners / scale, found.score)
+    # the crossings fitted to the lines at full resolution, where the cells will be cut: the outline's
+    # corners sit on the border's outer edge, and a curled page's small-scale fit is coarse
+    guess = found.crossings() / scale
+    lattice, contrast = refine(gray, guess, cell=24, reach=0.2, rounds=1)
+    if contrast <= 0:
+        lattice = guess if found.lattice is not None else None
+    if lattice is None or bend_of(lattice) < BENT:
+        return GridQuad(found.corners / scale, found.score, lattice)
+    return GridQuad(corners_of(lattice), found.score, lattice)

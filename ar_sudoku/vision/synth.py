@@ -69,3 +69,73 @@ def quad(center: tuple[float, float], size: float, angle_deg: float = 0.0, tilt:
     s = size / 2
     pts = np.float32([[-s * (1 - tilt), -s], [s * (1 - tilt), -s], [s * (1 + tilt), s], [-s * (1 + tilt), s]])
     return (pts @ rot.T + np.float32(center)).astype(np.float32)
+
+
+FLAT_UNIT = np.float32([[0, 0], [9, 0], [9, 9], [0, 9]])  # grid coordinates: one unit per cell
+
+
+def bend(image: np.ndarray, corners: np.ndarray, bow: float, lean: float = 0.0, axis: int = 0,
+         camera: np.ndarray | None = None, size: tuple[int, int] | None = None,
+         points: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """A flat page bent through a known smooth mapping; returns (picture, the true 10x10 crossings).
+
+    In the grid's own coordinates (u across, v down, one unit a cell) the page
+    bows like paper over a fold: ``v += bow * 9 * sin(pi * u / 9)`` (``axis`` 0;
+    axis 1 bows the columns instead), so the middle of every line leaves its
+    chord by ``bow`` of the grid's side. ``lean`` then turns the page away
+    (the far side shorter, as a page held in one hand), and ``camera`` is an
+    extra homography of the whole picture. ``corners`` (TL, TR, BR, BL) place
+    the flat grid in ``image``; with ``size`` the picture is first scaled to it.
+    The crossings are returned row by row from the grid's top-left, (10, 10, 2);
+    given ``points`` (pixels of ``image``, e.g. crossings measured on the flat
+    photo), where the mapping takes those instead.
+    """
+    corners = np.float32(corners).reshape(4, 2)
+    if size is not None:
+        h0, w0 = image.shape[:2]
+        corners = corners * np.float32([size[0] / w0, size[1] / h0])
+        if points is not None:
+            points = np.float32(points) * np.float32([size[0] / w0, size[1] / h0])
+        image = cv2.resize(image, size, interpolation=cv2.INTER_AREA if size[0] < w0 else cv2.INTER_CUBIC)
+    h, w = image.shape[:2]
+    grid = cv2.getPerspectiveTransform(FLAT_UNIT, corners)  # grid units -> picture
+    centre = corners.mean(axis=0)
+    # the page turning away: the side beyond the bow's axis shrinks towards the centre
+    far = np.float32([[1 - lean, 1], [1 - lean, 1], [1 + lean, 1], [1 + lean, 1]]) if axis == 0 else \
+        np.float32([[1 - lean, 1 - lean], [1 + lean, 1 + lean], [1 + lean, 1 + lean], [1 - lean, 1 - lean]])
+    leaned = (corners - centre) * far[:, ::-1] + centre if axis == 0 else (corners - centre) * far + centre
+    turn = cv2.getPerspectiveTransform(corners, np.float32(leaned))
+    cam = turn if camera is None else np.asarray(camera, np.float64) @ turn
+    amp = bow * 9.0
+
+    def forward(uv: np.ndarray) -> np.ndarray:
+        u, v = uv[..., 0], uv[..., 1]
+        if axis == 0:
+            v = v + amp * np.sin(np.pi * np.clip(u, -4.5, 13.5) / 9)
+        else:
+            u = u + amp * np.sin(np.pi * np.clip(v, -4.5, 13.5) / 9)
+        return np.stack([u, v], axis=-1)
+
+    def backward(uv: np.ndarray) -> np.ndarray:
+        u, v = uv[..., 0], uv[..., 1]
+        if axis == 0:
+            v = v - amp * np.sin(np.pi * np.clip(u, -4.5, 13.5) / 9)
+        else:
+            u = u - amp * np.sin(np.pi * np.clip(v, -4.5, 13.5) / 9)
+        return np.stack([u, v], axis=-1)
+
+    def apply(hmat: np.ndarray, pts: np.ndarray) -> np.ndarray:
+        return cv2.perspectiveTransform(pts.reshape(-1, 1, 2).astype(np.float64), hmat).reshape(pts.shape)
+
+    # every output pixel looks up where it came from: camera^-1, grid^-1, unbend, grid
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float64)
+    out_pts = np.stack([xs, ys], axis=-1)
+    uv = apply(np.linalg.inv(grid) @ np.linalg.inv(cam), out_pts)
+    src = apply(grid, backward(uv)).astype(np.float32)
+    bent = cv2.remap(image, src[..., 0], src[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    if points is None:
+        flat = np.stack(np.meshgrid(np.arange(10.0), np.arange(10.0)), axis=-1)  # (row, col) -> (u, v)
+    else:
+        flat = apply(np.linalg.inv(grid), np.asarray(points, np.float64))
+    truth = apply(cam @ grid, forward(flat)).astype(np.float32)
+    return bent, truth

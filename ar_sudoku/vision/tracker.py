@@ -6,6 +6,12 @@ drops points that slipped; a RANSAC homography from the survivors gives the
 new corners, and all 100 points are re-seeded from it, so points lost to a
 hand or glare come back and the set never thins out. Re-detection (in the
 session) corrects slow drift.
+
+A curled page is tracked as its lattice: each crossing keeps its own place.
+A crossing that slipped follows the frame-to-frame homography of the others,
+and every crossing moves by that homography plus half of what its own flow
+adds to it, which holds a still page steady (the noise halves each frame)
+while the page's bending is followed within a few frames.
 """
 
 from __future__ import annotations
@@ -31,25 +37,32 @@ class GridTracker:
         self.fb_error = fb_error
         self.prev: np.ndarray | None = None
         self.corners: np.ndarray | None = None
+        self.lattice: np.ndarray | None = None  # (10, 10, 2) crossings of a curled page, else None
         self.motion: np.ndarray | None = None  # last frame-to-frame homography, for prediction
 
     @property
     def active(self) -> bool:
         return self.corners is not None
 
-    def start(self, gray: np.ndarray, corners: np.ndarray, motion: np.ndarray | None = None) -> None:
-        """(Re)start from known corners; ``motion`` is the last frame-to-frame homography, if known."""
+    def start(self, gray: np.ndarray, corners: np.ndarray, motion: np.ndarray | None = None,
+              lattice: np.ndarray | None = None) -> None:
+        """(Re)start from known corners (or a curled page's lattice); ``motion`` is the last frame-to-frame
+        homography, if known."""
         self.motion = motion
         self.prev = gray
         self.corners = np.asarray(corners, np.float32).reshape(4, 2)
+        self.lattice = None if lattice is None else np.asarray(lattice, np.float32).reshape(10, 10, 2)
 
     def reset(self) -> None:
         self.prev = None
         self.corners = None
+        self.lattice = None
         self.motion = None
 
     def _points(self) -> np.ndarray:
         assert self.corners is not None
+        if self.lattice is not None:
+            return self.lattice.reshape(-1, 1, 2).copy()
         hmat = cv2.getPerspectiveTransform(FLAT_CORNERS, self.corners)
         return cv2.perspectiveTransform(FLAT_POINTS.reshape(-1, 1, 2), hmat)
 
@@ -73,6 +86,8 @@ class GridTracker:
         if good.sum() < self.min_points:
             self.reset()
             return None
+        if self.lattice is not None:
+            return self._track_lattice(gray, p0, p1, good)
         hmat, inl = cv2.findHomography(FLAT_POINTS[good], p1.reshape(-1, 2)[good], cv2.RANSAC, 2.0)
         if hmat is None or inl is None or int(inl.sum()) < self.min_points:
             self.reset()
@@ -85,4 +100,27 @@ class GridTracker:
         self.motion = cv2.getPerspectiveTransform(self.corners, corners.astype(np.float32))
         self.prev = gray
         self.corners = corners.astype(np.float32)
+        return self.corners
+
+    def _track_lattice(self, gray: np.ndarray, p0: np.ndarray, p1: np.ndarray, good: np.ndarray) -> np.ndarray | None:
+        """A curled page: every crossing moves by the frame's homography plus half its own extra flow."""
+        step, inl = cv2.findHomography(p0.reshape(-1, 2)[good], p1.reshape(-1, 2)[good], cv2.RANSAC, 2.0)
+        if step is None or inl is None or int(inl.sum()) < self.min_points:
+            self.reset()
+            return None
+        predicted = cv2.perspectiveTransform(p0, step).reshape(-1, 2)
+        flow = p1.reshape(-1, 2)
+        own = np.zeros(len(flow), bool)
+        own[good] = np.linalg.norm(flow[good] - predicted[good], axis=1) < 3.0  # a slipped point follows the rest
+        moved = predicted.copy()
+        moved[own] += 0.5 * (flow[own] - predicted[own])
+        lattice = moved.reshape(10, 10, 2).astype(np.float32)
+        corners = lattice[[0, 0, 9, 9], [0, 9, 9, 0]].astype(np.float32)
+        if not cv2.isContourConvex(corners.reshape(-1, 1, 2)) or cv2.contourArea(corners) < 400:
+            self.reset()
+            return None
+        self.motion = step
+        self.prev = gray
+        self.corners = corners
+        self.lattice = lattice
         return self.corners

@@ -1,0 +1,107 @@
+"""Curled pages: a rendered puzzle bent through a known smooth mapping, as a photo and as a moving video."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+from conftest import EASY, EASY_SOLUTION
+
+from ar_sudoku.ar.session import ARSession
+from ar_sudoku.cli import main
+from ar_sudoku.io.sinks import VideoSink
+from ar_sudoku.io.sources import open_source
+from ar_sudoku.vision import lattice as L
+from ar_sudoku.vision.grid import find_grid
+from ar_sudoku.vision.reading import process_image
+from ar_sudoku.vision.synth import background, bend, page, place, quad
+
+
+def _best_error(found: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    return min((np.linalg.norm(L.rotate(found, k) - truth, axis=2) for k in range(4)), key=lambda e: float(e.mean()))
+
+
+def bent_photo(bow: float, axis: int = 0, size=(1280, 960), seed: int = 1):
+    img, corners = page(EASY, seed=seed)
+    q = quad((size[0] / 2, size[1] / 2), 0.62 * size[1], 4, 0.05)
+    flat = place(img, corners, q, background(size, seed), blur=0.8)
+    return bend(flat, q, bow, lean=0.08, axis=axis)
+
+
+def test_lattice_tools_agree_with_the_flat_homography():
+    corners = np.float32([[100, 80], [520, 100], [540, 500], [90, 480]])
+    lat = L.from_corners(corners)
+    assert np.allclose(L.corners_of(lat), corners, atol=1e-3) and L.bend_of(lat) < 1e-4
+    for k in range(4):  # turning the lattice is rolling its corners
+        assert np.allclose(L.rotate(lat, k), L.from_corners(np.roll(corners, -k, axis=0)), atol=1e-3)
+    mx, my = L.dense_map(lat, 20, 20)
+    assert abs(mx[20, 20] - 100) < 1e-3 and abs(my[20 + 180, 20 + 180] - 500) < 1e-3
+
+
+@pytest.mark.parametrize("bow,axis", [(0.03, 0), (0.06, 0), (-0.06, 1)])
+def test_a_curled_page_is_found_read_and_its_crossings_placed(bow, axis, reader):
+    image, truth = bent_photo(bow, axis)
+    q = find_grid(image)
+    assert q is not None and q.bent
+    err = _best_error(q.crossings(), truth)
+    assert np.median(err) < 1.5 and np.percentile(err, 95) < 3.0
+    result = process_image(image, reader)
+    assert result.givens == EASY and result.solution == EASY_SOLUTION
+    assert np.percentile(_best_error(result.lattice, truth), 95) < 3.0
+
+
+def test_flat_pages_stay_flat(reader):
+    image, truth = bent_photo(0.0)
+    q = find_grid(image)
+    assert q is not None and not q.bent
+    assert np.median(_best_error(q.crossings(), truth)) < 1.0  # fitted to the lines' centres
+
+
+def test_image_json_has_the_lattice_and_digits_sit_in_bent_cells(tmp_path, capsys):
+    image, truth = bent_photo(0.06)
+    src, out = tmp_path / "bent.png", tmp_path / "solved.png"
+    cv2.imwrite(str(src), image)
+    assert main(["image", str(src), "--json", "-o", str(out)]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    lat = np.float32(obj["lattice"]).reshape(10, 10, 2)
+    assert np.percentile(np.linalg.norm(lat - truth, axis=2), 95) < 3.0  # puzzle-ordered, from its top-left
+    drawn = cv2.imread(str(out))
+    diff = cv2.absdiff(drawn, image).max(axis=2) > 60
+    # every empty cell got ink near its own centre (bilinear centre of its four crossings)
+    for i, ch in enumerate(EASY):
+        r, c = divmod(i, 9)
+        centre = truth[r : r + 2, c : c + 2].reshape(-1, 2).mean(axis=0)
+        x, y = int(round(centre[0])), int(round(centre[1]))
+        size = float(np.linalg.norm(truth[r, c] - truth[r + 1, c + 1])) / 2**0.5
+        h = int(size * 0.25)
+        inked = diff[y - h : y + h, x - h : x + h].mean()
+        assert (inked > 0.05) == (ch == "."), (i, inked)
+
+
+def test_a_bending_page_in_a_video_is_tracked_and_solved(tmp_path, reader):
+    size = (640, 480)
+    img, corners = page(EASY, seed=2)
+    back = background(size, 2)
+    path = tmp_path / "bending.avi"
+    truths = []
+    with VideoSink(path, size, 25) as sink:
+        for i in range(70):
+            t = i / 69
+            q = quad((320 + 30 * np.sin(3 * t), 240 + 15 * np.cos(2 * t)), 330, 6 * np.sin(2 * t), 0.04)
+            flat = place(img, corners, q, back, blur=0.6)
+            frame, truth = bend(flat, q, 0.03 + 0.03 * np.sin(np.pi * t), lean=0.05)
+            sink.write(frame)
+            truths.append(truth)
+    solved, errors = 0, []
+    with open_source(str(path)) as src, ARSession(reader) as session:
+        for frame, truth in zip(src, truths):
+            r = session.step(frame)
+            if r.solution is not None:
+                assert r.solution == EASY_SOLUTION
+                solved += 1
+                lat = r.lattice if r.lattice is not None else L.from_corners(r.corners)
+                errors.extend(_best_error(lat, truth).ravel().tolist())
+    assert solved >= 50
+    assert np.median(errors) < 2.0
