@@ -43,7 +43,12 @@ from ar_sudoku.vision.camera import Calibration
 from ar_sudoku.vision.digits import DigitReader
 
 ROOT = Path(__file__).resolve().parents[1]
-PATHOLOGICAL = ".....5.8....6.1.43..........1.5........1.6...3.......553.....61........4........."
+# a sparse 16x16 with one wrong given: minutes of search, so the worker grinds for the whole timeout
+GRIND = (
+    "....F..3....A.G...9......C2.B........C2...........G......8.....4C..........8..A..5....7.CAF..."
+    "....A.....GE..........2.....DB....2.3..FA.5............3.C..A7.......C4.....8F.B....4........"
+    "..........G......D..25.CF....2.B..A......5...9.C.....A....2.........."
+)
 
 
 class TimedWorker(SolveWorker):
@@ -270,7 +275,7 @@ def main() -> int:
     def grind() -> None:
         with SolveWorker() as w:
             while not stop.is_set():
-                w.submit(PATHOLOGICAL, timeout=5.0).wait(6.0)
+                w.submit(GRIND, timeout=5.0).wait(6.0)
 
     g = threading.Thread(target=grind, daemon=True)
     g.start()

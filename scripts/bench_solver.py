@@ -5,21 +5,32 @@ givens. The textbook algorithm (first empty cell in row-major order, try 1..9,
 check row/column/box, backtrack) runs in the same process with a per-puzzle
 cap, so the speed ratio is measured, not quoted.
 
+Then it times proofs of "no solution": Norvig's "impossible" puzzle, a few of
+its symmetric twins (same puzzle, other search order), and every top95 puzzle
+with one extra given that breaks no rule but differs from the unique solution
+(so none of them can be solved; the script checks the originals are unique).
+
     python scripts/bench_solver.py                      # all sets in ../shared/data/puzzles
     python scripts/bench_solver.py path/to/set.txt --textbook-cap 2
+    python scripts/bench_solver.py --no-textbook --baseline old_solver.py   # side by side
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import random
 import statistics
 import sys
 import time
 from pathlib import Path
+from types import ModuleType
 
-from ar_sudoku.sudoku.solver import is_solution, parse_line, solve
+from ar_sudoku.sudoku import solver
+from ar_sudoku.sudoku.solver import count_solutions, is_solution, parse_line, solve
 
 DEFAULT_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "puzzles"
+IMPOSSIBLE = ".....5.8....6.1.43..........1.5........1.6...3.......553.....61........4........."
 
 
 def textbook(cells: list[int], deadline: float) -> bool | None:
@@ -65,13 +76,95 @@ def pct(xs: list[float], q: float) -> float:
     return xs[min(len(xs) - 1, round(q * (len(xs) - 1)))]
 
 
+def load_module(path: Path) -> ModuleType:
+    """Another solver.py (say, the previous version) to time beside this one."""
+    spec = importlib.util.spec_from_file_location("baseline_solver", path)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"cannot load {path}")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # dataclasses look their module up here
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def twin(puzzle: str, rng: random.Random) -> str:
+    """The same puzzle relabelled, with rows, columns, bands and stacks shuffled, maybe transposed."""
+    rows = [b * 3 + r for b in rng.sample(range(3), 3) for r in rng.sample(range(3), 3)]
+    cols = [b * 3 + c for b in rng.sample(range(3), 3) for c in rng.sample(range(3), 3)]
+    relabel = dict(zip("123456789", rng.sample("123456789", 9), strict=True)) | {".": "."}
+    if rng.random() < 0.5:
+        rows, cols = cols, rows
+        return "".join(relabel[puzzle[cols[c] * 9 + rows[r]]] for r in range(9) for c in range(9))
+    return "".join(relabel[puzzle[rows[r] * 9 + cols[c]]] for r in range(9) for c in range(9))
+
+
+def with_wrong_given(puzzle: str, rng: random.Random) -> str:
+    """``puzzle`` plus one given that breaks no rule but is not its (unique) solution's digit."""
+    board = parse_line(puzzle)
+    res = count_solutions(board, limit=2)  # no timeout: exhaustive
+    if res.count != 1 or res.first is None:
+        raise SystemExit(f"not a unique puzzle, cannot derive an unsolvable one: {puzzle}")
+    options = []
+    for i, ch in enumerate(puzzle):
+        if ch != ".":
+            continue
+        for d in "123456789":
+            if d != res.first[i]:
+                p = puzzle[:i] + d + puzzle[i + 1 :]
+                if not solver.validate(parse_line(p)):
+                    options.append(p)
+    return rng.choice(options)
+
+
+def unsolvable(sets: list[Path], timeout: float, baseline: ModuleType | None, base_timeout: float) -> int:
+    """Time the proofs of "no solution"; returns how many were not proved."""
+    rng = random.Random(8)
+    groups = [("impossible", [IMPOSSIBLE]), ("impossible x8", [twin(IMPOSSIBLE, rng) for _ in range(8)])]
+    top = next((p for p in sets if p.stem == "top95"), None)
+    if top is not None:
+        groups.append(("top95 +1 given", [with_wrong_given(ln, rng) for ln in top.read_text().split()]))
+    print(f"\n{'no solution':<16}{'n':>6}{'mean ms':>10}{'median':>9}{'max':>9}{'nodes max':>11}"
+          + (f"{'baseline mean':>15}{'max':>9}{'timeouts':>10}" if baseline else ""), flush=True)
+    bad = 0
+    for name, puzzles in groups:
+        ours: list[float] = []
+        nodes: list[int] = []
+        theirs: list[float] = []
+        base_timeouts = 0
+        for p in puzzles:
+            res = solve(parse_line(p), timeout=timeout)
+            ours.append(res.seconds * 1e3)
+            nodes.append(res.nodes)
+            if res.status != "no_solution":
+                bad += 1
+                print(f"  NOT PROVED ({res.status}): {p}", file=sys.stderr)
+            if baseline is not None:
+                r = baseline.solve(baseline.parse_line(p), timeout=base_timeout)
+                theirs.append(r.seconds * 1e3)
+                base_timeouts += r.status == "timeout"
+        line = (f"{name:<16}{len(ours):>6}{statistics.mean(ours):>10.2f}{statistics.median(ours):>9.2f}"
+                f"{max(ours):>9.2f}{max(nodes):>11}")
+        if baseline is not None:
+            line += f"{statistics.mean(theirs):>15.2f}{max(theirs):>9.2f}{base_timeouts:>6}/{len(theirs)}"
+        print(line, flush=True)
+    if baseline is not None:
+        print(f"(baseline capped at {base_timeout:g} s a puzzle, so its figures are lower bounds where it timed out)")
+    return bad
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("sets", nargs="*", type=Path, help="puzzle files (default: the shared sets)")
     ap.add_argument("--textbook-cap", type=float, default=1.0, metavar="S",
                     help="seconds the textbook solver gets per puzzle (default 1)")
     ap.add_argument("--no-textbook", action="store_true", help="skip the textbook comparison")
+    ap.add_argument("--baseline", type=Path, metavar="SOLVER_PY",
+                    help="another solver.py to time beside this one, puzzle by puzzle (noisy machines)")
+    ap.add_argument("--baseline-cap", type=float, default=10.0, metavar="S",
+                    help="seconds the baseline gets per unsolvable puzzle (default 10)")
+    ap.add_argument("--no-unsolvable", action="store_true", help="skip the 'no solution' timings")
     args = ap.parse_args()
+    baseline = load_module(args.baseline) if args.baseline else None
     sets = args.sets or sorted(DEFAULT_DIR.glob("*.txt"))
     if not sets:
         print(f"no puzzle sets found (looked in {DEFAULT_DIR})", file=sys.stderr)
@@ -79,10 +172,12 @@ def main() -> int:
     worst = 0.0
     failures = 0
     print(f"{'set':<16}{'n':>6}{'mean ms':>10}{'median':>9}{'p99':>9}{'max':>9}"
-          f"{'textbook mean':>15}{'ratio':>8}{'tb unfinished':>15}", flush=True)
+          f"{'textbook mean':>15}{'ratio':>8}{'tb unfinished':>15}"
+          + (f"{'baseline mean':>15}{'max':>9}" if baseline else ""), flush=True)
     for path in sets:
         ours: list[float] = []
         theirs: list[float] = []
+        base: list[float] = []
         unfinished = 0
         lines = [ln.strip() for ln in path.read_text().splitlines() if ln.strip()]
         for line in lines:
@@ -93,6 +188,11 @@ def main() -> int:
             if res.status != "solved" or not res.solution or not is_solution(board, res.solution):
                 failures += 1
                 print(f"  WRONG: {path.name}: {line}", file=sys.stderr)
+            if baseline is not None:
+                b = baseline.parse_line(line)
+                t0 = time.perf_counter()
+                baseline.solve(b)
+                base.append((time.perf_counter() - t0) * 1e3)
             if not args.no_textbook:
                 t0 = time.perf_counter()
                 r = textbook(list(board.cells), t0 + args.textbook_cap)
@@ -105,10 +205,13 @@ def main() -> int:
         ratio = tb / statistics.mean(ours) if theirs else float("nan")
         print(f"{path.stem:<16}{len(ours):>6}{statistics.mean(ours):>10.2f}{statistics.median(ours):>9.2f}"
               f"{pct(ours, 0.99):>9.2f}{max(ours):>9.2f}{tb:>15.2f}{ratio:>7.0f}x"
-              f"{unfinished:>9}/{len(ours)}", flush=True)
+              f"{unfinished:>9}/{len(ours)}"
+              + (f"{statistics.mean(base):>15.2f}{max(base):>9.2f}" if base else ""), flush=True)
     print(f"all solutions checked: {failures} wrong; slowest puzzle {worst:.1f} ms"
           + ("" if args.no_textbook else f"; textbook capped at {args.textbook_cap:g} s a puzzle,"
              " so its mean and the ratio are lower bounds"))
+    if not args.no_unsolvable:
+        failures += unsolvable(sets, 60.0, baseline, args.baseline_cap)
     return 1 if failures else 0
 
 

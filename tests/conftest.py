@@ -23,8 +23,14 @@ def need(path: Path) -> Path:
     if not path.exists():
         pytest.skip(f"shared data not found: {path}")
     return path
-# Norvig's "impossible" puzzle: no solution, and proving it takes minutes of search
+# Norvig's "impossible" puzzle: no solution (a naive search needs minutes to prove it; ours a few ms)
 PATHOLOGICAL = ".....5.8....6.1.43..........1.5........1.6...3.......553.....61........4........."
+# a sparse 16x16 with one wrong given: the search runs for minutes (60 s was not enough)
+SLOW = (
+    "....F..3....A.G...9......C2.B........C2...........G......8.....4C..........8..A..5....7.CAF..."
+    "....A.....GE..........2.....DB....2.3..FA.5............3.C..A7.......C4.....8F.B....4........"
+    "..........G......D..25.CF....2.B..A......5...9.C.....A....2.........."
+)
 
 
 @pytest.fixture(scope="session")

@@ -5,7 +5,7 @@ import sys
 
 import cv2
 import numpy as np
-from conftest import EASY, EASY_SOLUTION, PATHOLOGICAL, ROOT
+from conftest import EASY, EASY_SOLUTION, PATHOLOGICAL, ROOT, SLOW
 
 from ar_sudoku.cli import main
 
@@ -38,8 +38,10 @@ def test_exit_codes_and_messages(tmp_path, capsys):
     assert main(["solve", str(f)]) == 1
     err = capsys.readouterr().err
     assert "puzzle 2 (line 2): no solution" in err
-    assert main(["solve", PATHOLOGICAL, "--timeout", "0.1"]) == 1
+    assert main(["solve", SLOW, "--timeout", "0.1"]) == 1
     assert "timed out" in capsys.readouterr().err
+    assert main(["solve", PATHOLOGICAL]) == 1  # proved, not timed out
+    assert "no solution" in capsys.readouterr().err
     assert main(["solve", "55" + EASY[2:]]) == 1
     assert "r1c1 and r1c2 are both 5 in row 1" in capsys.readouterr().err
     assert main(["solve", "nonexistent.txt"]) == 2
@@ -91,3 +93,17 @@ def test_16x16_on_the_command_line_and_as_png(tmp_path, capsys):
     assert main(["solve", "1" + "." * 255, "--png", str(tmp_path / "big.png")]) == 0
     assert len(capsys.readouterr().out.strip()) == 256
     assert cv2.imread(str(tmp_path / "big.png")) is not None
+
+
+def test_an_internal_error_is_one_line_not_a_traceback(monkeypatch, capsys):
+    import ar_sudoku.cli.solve as solve_cmd
+
+    def broken(args):
+        raise RuntimeError("something we did not expect")
+
+    monkeypatch.setattr(solve_cmd, "run", broken)
+    monkeypatch.delenv("AR_SUDOKU_DEBUG", raising=False)
+    assert main(["solve", EASY]) == 1
+    err = capsys.readouterr().err
+    assert "internal error (RuntimeError: something we did not expect)" in err and "Traceback" not in err
+    assert err.count("\n") == 1

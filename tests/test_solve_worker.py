@@ -3,7 +3,7 @@ from __future__ import annotations
 import threading
 import time
 
-from conftest import EASY, EASY_SOLUTION, PATHOLOGICAL
+from conftest import EASY, EASY_SOLUTION, PATHOLOGICAL, SLOW
 
 from ar_sudoku.ar.solve_worker import SolveWorker
 
@@ -19,7 +19,7 @@ def test_submit_returns_at_once_and_solves():
 
 def test_pathological_reading_times_out_and_never_blocks_the_caller():
     with SolveWorker() as worker:
-        h = worker.submit(PATHOLOGICAL, timeout=0.3)
+        h = worker.submit(SLOW, timeout=0.3)
         t0 = time.perf_counter()
         slowest_poll = 0.0
         while not h.done():
@@ -34,12 +34,17 @@ def test_pathological_reading_times_out_and_never_blocks_the_caller():
 
 def test_newer_submission_supersedes_older():
     with SolveWorker() as worker:
-        handles = [worker.submit(PATHOLOGICAL, timeout=30) for _ in range(5)]
+        handles = [worker.submit(SLOW, timeout=30) for _ in range(5)]
         last = worker.submit(EASY, timeout=5)
         assert last.wait(5).solution == EASY_SOLUTION
         for h in handles:
             h.wait(5)  # cancelled, not left to run its 30 s
             assert h.done() and h.superseded and h.status == "superseded"
+
+
+def test_the_impossible_puzzle_is_proved_unsolvable_not_timed_out():
+    with SolveWorker() as worker:
+        assert worker.submit(PATHOLOGICAL, timeout=5).wait(6).status == "no_solution"
 
 
 def test_bad_reading_reports_invalid():

@@ -4,7 +4,7 @@ import random
 import time
 
 import pytest
-from conftest import EASY, EASY_SOLUTION, HARDEST, HARDEST_SOLUTION, PATHOLOGICAL, PUZZLES, need
+from conftest import EASY, EASY_SOLUTION, HARDEST, HARDEST_SOLUTION, PATHOLOGICAL, PUZZLES, SLOW, need
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -87,6 +87,39 @@ def test_no_solution():
     assert count_solutions(parse_line(p)).label == "0"
 
 
+def test_norvigs_impossible_puzzle_is_proved_unsolvable():
+    # 17 givens, no rule broken, no solution: cell-only branching took 120 s to prove it
+    board = parse_line(PATHOLOGICAL)
+    res = solve(board, timeout=5)
+    assert res.status == "no_solution" and res.message == "no solution"
+    counted = count_solutions(board, timeout=5)
+    assert counted.complete and counted.label == "0"
+
+
+def _with_wrong_given(line: str, rng: random.Random) -> str:
+    """A unique puzzle plus one given that breaks no rule but differs from its solution."""
+    res = count_solutions(parse_line(line))
+    assert res.count == 1 and res.first
+    options = [
+        line[:i] + d + line[i + 1 :]
+        for i in range(len(line))
+        if line[i] == "."
+        for d in "123456789"
+        if d != res.first[i]
+    ]
+    options = [p for p in options if not validate(parse_line(p))]
+    return rng.choice(options)
+
+
+@pytest.mark.parametrize("name", ["top95.txt", "hardest.txt", "17clue_1000.txt"])
+def test_a_wrong_extra_given_is_proved_unsolvable(name):
+    rng = random.Random(name)
+    for line in need(PUZZLES / name).read_text().split()[:4]:
+        p = _with_wrong_given(line, rng)
+        assert solve(parse_line(p), timeout=5).status == "no_solution", p
+        assert count_solutions(parse_line(p), timeout=5).label == "0", p
+
+
 def test_several_solutions_counted():
     assert count_solutions(parse_line("." * 81)).label == "2+"
     assert count_solutions(parse_line(EASY)).label == "1"
@@ -94,7 +127,7 @@ def test_several_solutions_counted():
 
 def test_deadline_ends_a_pathological_search():
     t0 = time.perf_counter()
-    res = solve(parse_line(PATHOLOGICAL), timeout=0.2)
+    res = solve(parse_line(SLOW), timeout=0.2)
     assert res.status == "timeout" and "timed out" in res.message
     assert time.perf_counter() - t0 < 1.0
     assert count_solutions(parse_line("." * 81), limit=10**9, timeout=0.05).complete is False
@@ -116,6 +149,22 @@ def test_4x4_and_16x16():
     assert set(res.solution) == set("123456789ABCDEFG")
     with pytest.raises(PuzzleFormatError, match="expected 1-4"):
         parse_line("5" + "." * 15)
+    assert solve(parse_line("12.." "..3." "...." "....")).status == "no_solution"  # r2c1 and r2c2 both need the 4
+
+
+def test_sparse_16x16_puzzles():
+    # 52 givens each, digits relabelled so the search order differs; the branch on a
+    # digit's two places runs most on boards this open, so keep it covered here
+    full = solve(parse_line("." * 256), timeout=5).solution
+    rng = random.Random(7)
+    for _ in range(4):
+        relabel = dict(zip("123456789ABCDEFG", rng.sample("123456789ABCDEFG", 16), strict=True))
+        cells = [relabel[c] for c in full]
+        for i in rng.sample(range(256), 204):
+            cells[i] = "."
+        board = parse_line("".join(cells))
+        res = solve(board, timeout=10)
+        assert res.status == "solved" and is_solution(board, res.solution)
 
 
 @settings(max_examples=40, deadline=None)
