@@ -3,8 +3,9 @@
 Each command module exposes ``add_parser(subparsers)`` and ``run(args) -> int``.
 This is the one place that turns errors into messages and exit codes: 0 all
 done, 1 some input had no answer (no solution, timed out, no grid, a write
-that failed), 2 bad input or usage, 130 interrupted. Errors are one line on
-stderr, never a traceback.
+that failed, an internal error), 2 bad input or usage, 130 interrupted, 143
+terminated. Errors are one line on stderr, never a traceback (unless
+AR_SUDOKU_DEBUG is set).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Sequence
 
 from ar_sudoku import __version__
 from ar_sudoku.cli import calibrate, generate, hint, image, solve, video
-from ar_sudoku.cli.common import EXIT_INTERRUPTED, EXIT_OK, CliError, help_format
+from ar_sudoku.cli.common import EXIT_INTERRUPTED, EXIT_OK, EXIT_UNSOLVED, CliError, help_format
 from ar_sudoku.errors import ArSudokuError
 
 # name -> module; the order is the order of `ar-sudoku --help`
@@ -79,6 +80,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("ar-sudoku: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except Exception as exc:  # a bug of ours: one line for the user, the traceback on request
+        if os.environ.get("AR_SUDOKU_DEBUG"):
+            raise
+        print(f"ar-sudoku: internal error ({exc.__class__.__name__}: {exc}); run again with AR_SUDOKU_DEBUG=1 "
+              "for the traceback, and please report it", file=sys.stderr)
+        return EXIT_UNSOLVED
 
 
 def run() -> None:
