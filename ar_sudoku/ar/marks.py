@@ -2,7 +2,7 @@
 
 Three display modes, the same for photos and the live view:
 
-- ``answer``: every missing digit (today's behaviour), and mistakes marked;
+- ``answer``: every missing digit, and each mistake ringed with the right digit small beside it;
 - ``check``: mistakes only, no answers: "is there a mistake?";
 - ``hint``: the next logical step only: its cell ringed, the unit that proves
   it shaded, its digit small; a mistake in the entries comes first.
@@ -63,7 +63,7 @@ def plan_marks(mode: Mode, givens: str, solution: str, entries: str | None = Non
     if mode == "answer":
         filled = set(i for i, e in enumerate(entries or "") if e not in ".0")
         answers = tuple((i, solution[i]) for i, g in enumerate(givens) if g in ".0" and i not in filled)
-        return Marks(answers=answers, mistakes=wrong)
+        return Marks(answers=answers, mistakes=wrong, small=tuple((i, f"+{solution[i]}") for i in wrong))
     if mode == "check":
         left = sum(1 for i, g in enumerate(givens) if g in ".0" and (not entries or entries[i] in ".0"))
         said = f"{len(wrong)} mistake{'s' * (len(wrong) != 1)}" if wrong else "no mistakes"

@@ -62,10 +62,12 @@ class OverlayRenderer:
                     cv2.circle(img, (round(x), round(y)), round(0.42 * k), c, max(2, k // 12), cv2.LINE_AA)
             for i, text in marks.small:
                 x, y = self._center(i)
-                # a hinted digit sits small in its ring; a removed candidate ("-4") in the top-right corner
+                # a hinted digit sits small in its ring; a removed candidate ("-4") in the top-right corner;
+                # the right digit of a mistake ("+4", drawn without the sign) there too, in the answer's colour
                 where, height = ((x, y), 0.34 * k) if text.isdigit() else ((x + 0.2 * k, y - 0.24 * k), 0.26 * k)
-                for img, col in ((bgr, self.hint_color), (alpha, (STRONG,) * 3)):
-                    put_centered(img, text, where, height, col, max(2, k // 20))
+                col = self.color if text.startswith("+") else self.hint_color
+                for img, c in ((bgr, col), (alpha, (STRONG,) * 3)):
+                    put_centered(img, text.lstrip("+"), where, height, c, max(2, k // 20))
             layer = cv2.cvtColor(bgr, cv2.COLOR_BGR2BGRA)
             layer[:, :, 3] = alpha
             self._cache.clear()

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Sequence
 
 from ar_sudoku import __version__
-from ar_sudoku.cli import calibrate, generate, hint, image, solve, video
+from ar_sudoku.cli import calibrate, generate, hint, image, serve, solve, video
 from ar_sudoku.cli.common import EXIT_INTERRUPTED, EXIT_OK, EXIT_UNSOLVED, CliError, help_format
 from ar_sudoku.errors import ArSudokuError
 
@@ -29,6 +29,7 @@ COMMANDS = {
     "hint": hint,
     "generate": generate,
     "calibrate": calibrate,
+    "serve": serve,
 }
 
 
