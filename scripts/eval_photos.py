@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from photos import DEFAULT_DIR, is_validation, load  # noqa: E402
 
 from ar_sudoku.vision.digits import DigitReader  # noqa: E402
+from ar_sudoku.vision.kinds import KindReader  # noqa: E402
 from ar_sudoku.vision.reading import process_image  # noqa: E402
 
 
@@ -64,16 +65,18 @@ def main() -> int:
     ap.add_argument("folder", type=Path, nargs="?", default=DEFAULT_DIR / "printed")
     ap.add_argument("--failures", action="store_true", help="list each photo not fully correct")
     ap.add_argument("--model", help="another digits.onnx")
+    ap.add_argument("--no-kinds", action="store_true", help="the digit model alone (no cell-kind model), as before")
     args = ap.parse_args()
     photos = load(args.folder)
     if not photos:
         print(f"no photos with .dat truth in {args.folder}", file=sys.stderr)
         return 2
     reader = DigitReader(args.model)
+    kinds = None if args.no_kinds else KindReader()
     rows = []
     for ph in photos:
         img = cv2.imread(str(ph.path))
-        res = process_image(img, reader)
+        res = process_image(img, reader, kinds=kinds)
         read = res.givens or "." * 81
         truth = ph.givens
         row = {

@@ -13,7 +13,8 @@ from ar_sudoku.sudoku.solver import is_solution, parse_line, solve
 from ar_sudoku.vision.reading import process_image
 from ar_sudoku.vision.synth import quad
 
-KEYS = {"path", "corners", "givens", "confidence", "solution", "status", "message", "ms", "lattice"}
+KEYS = {"path", "corners", "givens", "confidence", "solution", "status", "message", "ms", "lattice", "cells",
+        "entries", "candidates", "mistakes"}
 
 
 @pytest.mark.parametrize("name", ["image10", "image1000", "image1040", "image1045", "image105"])

@@ -17,6 +17,7 @@ from ar_sudoku.ar.overlay import OverlayRenderer
 from ar_sudoku.sudoku.logic import NoSolutionError, next_step
 from ar_sudoku.sudoku.rules import BoardResult
 from ar_sudoku.vision.digits import DigitReader
+from ar_sudoku.vision.kinds import KindReader
 from ar_sudoku.vision.reading import process_image
 
 
@@ -41,7 +42,7 @@ def plan(result: BoardResult, show: Mode) -> tuple[Marks | None, dict[str, Any] 
     """What to draw for a solved photo in the display mode ``show``, and the hint's step object."""
     if not (result.solution and result.givens):
         return None, None
-    entries = getattr(result, "entries", None)
+    entries = result.entries
     marks = plan_marks(show, result.givens, result.solution, entries)
     hint = None
     if show == "hint":
@@ -54,11 +55,16 @@ def plan(result: BoardResult, show: Mode) -> tuple[Marks | None, dict[str, Any] 
 
 
 def analyse(image: np.ndarray, reader: DigitReader, *, timeout: float = 1.0,
-            overrides: dict[int, int] | None = None, show: Mode = "answer", scale: float = 1.0) -> PhotoAnalysis:
-    """Read and solve ``image``; ``scale`` maps its pixels to the original photo's (a reduced decode)."""
-    result = process_image(image, reader, timeout, overrides)
+            overrides: dict[int, int] | None = None, show: Mode = "answer", scale: float = 1.0,
+            kinds: KindReader | None = None) -> PhotoAnalysis:
+    """Read and solve ``image``; ``scale`` maps its pixels to the original photo's (a reduced decode).
+
+    With ``kinds`` the printed givens are told from what the person wrote (``result.written``).
+    """
+    result = process_image(image, reader, timeout, overrides, kinds)
     if result.corners is not None and scale != 1.0:
-        result = replace(result, corners=result.corners * scale)
+        result = replace(result, corners=result.corners * scale,
+                         lattice=None if result.lattice is None else result.lattice * scale)
     marks, hint = plan(result, show)
     return PhotoAnalysis(result, show, marks, hint)
 

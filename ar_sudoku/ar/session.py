@@ -50,11 +50,13 @@ from ar_sudoku.ar.marks import Marks, Mode, plan_marks
 from ar_sudoku.ar.overlay import OverlayRenderer
 from ar_sudoku.ar.solve_worker import SolveHandle, SolveWorker
 from ar_sudoku.sudoku.rules import BoardResult, Reading
+from ar_sudoku.sudoku.written import Written
 from ar_sudoku.vision.cells import quick_ink
 from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.grid import find_grid, to_gray
+from ar_sudoku.vision.kinds import CellKinds, KindReader, cell_views
 from ar_sudoku.vision.lattice import from_corners, rotate
-from ar_sudoku.vision.reading import read_grid, read_oriented
+from ar_sudoku.vision.reading import fuse, read_grid, read_oriented, written_part
 from ar_sudoku.vision.tracker import GridTracker
 
 
@@ -81,6 +83,7 @@ class FrameResult:
     message: str = ""
     marks: Marks | None = None  # what the display mode draws on this frame (None: nothing)
     lattice: np.ndarray | None = None  # a curled page's 10x10 crossings (None: flat, from the corners)
+    written: Written | None = None  # what the person has written, when the cells' kinds are read
 
     def to_json(self) -> dict:
         out = {
@@ -95,6 +98,8 @@ class FrameResult:
             "solution": self.solution,
             "status": self.status,
         }
+        if self.written is not None and self.givens is not None:
+            out.update({k: v for k, v in self.written.to_json(self.solution).items() if k != "candidates"})
         if self.marks is not None and self.marks.text:
             out["say"] = self.marks.text
         return out
@@ -134,13 +139,19 @@ class ARSession:
 
     def __init__(self, reader: DigitReader, worker: SolveWorker | None = None,
                  config: SessionConfig | None = None, overlay: OverlayRenderer | None = None,
-                 mode: Mode = "answer"):
+                 mode: Mode = "answer", kinds: KindReader | None = None):
         self.reader = reader
+        self.kinds = kinds  # tells printed givens from what the person writes; None: print only
         self.mode: Mode = mode
         self._marks_key: tuple | None = None
         self._marks: Marks | None = None
         self.hinted: dict[int, str] = {}  # hints taken with `n`, counted as written on this puzzle
         self.hinted_for: str | None = None  # the givens they were taken on
+        self.written: dict[int, str] = {}  # entries on the paper, confirmed by two readings running
+        self.seen: dict[int, str] = {}  # the entries of the last reading
+        self.written_for: str | None = None  # the givens they were written on
+        self.cell_kinds: CellKinds | None = None  # the last reading's kinds, and its digit-model reading
+        self.printed: Reading | None = None
         self.worker = worker or SolveWorker()
         self._own_worker = worker is None
         self.cfg = config or SessionConfig()
@@ -210,9 +221,11 @@ class ARSession:
 
     def entries(self) -> str | None:
         """The person's own digits, as far as the session knows them (hints taken count as written)."""
-        if not self.hinted or self.hinted_for != self.givens:
+        paper = self.written if self.written_for == self.givens else {}
+        hints = self.hinted if self.hinted_for == self.givens else {}
+        if not paper and not hints:
             return None
-        return "".join(self.hinted.get(i, ".") for i in range(81))
+        return "".join(paper.get(i) or hints.get(i, ".") for i in range(81))
 
     def marks(self) -> Marks | None:
         """What the display mode draws for the solved board (cached: hints cost a logical solve)."""
@@ -268,6 +281,7 @@ class ARSession:
     # ------------------------------------------------------------------ what the states do
 
     def _read(self, corners: np.ndarray) -> tuple[np.ndarray, Reading]:
+        """The givens as the solver should see them (and, with a kinds reader, the cells' kinds)."""
         gray = self._full_gray()
         if not self.oriented:
             corners, reading, lattice = read_oriented(gray, corners, self.reader, self.lattice)
@@ -275,8 +289,14 @@ class ARSession:
                 self.oriented = True
                 self.lattice = lattice
                 self._restart_tracker(corners)
-            return corners, reading
-        return corners, read_grid(gray, corners, self.reader, self.lattice)
+        else:
+            reading = read_grid(gray, corners, self.reader, self.lattice)
+        self.cell_kinds = None
+        if self.kinds is not None and self.oriented:
+            self.cell_kinds = self.kinds.read(cell_views(gray, corners, self.lattice))
+            self.printed = reading
+            reading = fuse(reading, self.cell_kinds)
+        return corners, reading
 
     def _vote(self, corners: np.ndarray) -> np.ndarray:
         """READING, SOLVING, NO_SOLUTION: every steady frame adds a vote; the mean of the last few goes
@@ -301,12 +321,36 @@ class ARSession:
         diff = self._differs(reading)
         if diff < self.cfg.mismatch_new:
             self.state = State.SOLVED
+            self._take_entries()
         elif self.state is State.SUSPECT or diff >= 2 * self.cfg.mismatch_new:
             self._new_board(State.READING)
         else:
             self.state = State.SUSPECT  # stop drawing at once; confirm on the next re-read, soon
             self.since_read = self.cfg.recheck_every - 2
         return corners
+
+    def _take_entries(self) -> None:
+        """What the person has written, from this reading: an entry counts once two readings agree.
+
+        An entry read only once (a hand passing, a blurred frame) is not taken; a
+        cell read blank twice loses its entry (rubbed out). While something is
+        unconfirmed the next re-read comes sooner, so a new entry is checked
+        within a few frames of the page being steady.
+        """
+        if self.cell_kinds is None or not self.givens:
+            return
+        if self.written_for != self.givens:
+            self.written, self.seen, self.written_for = {}, {}, self.givens
+        now = written_part(self.givens, self.cell_kinds, self.printed).entries
+        fresh = {i: d for i, d in enumerate(now) if d != "."}
+        for i, d in fresh.items():
+            if self.seen.get(i) == d:
+                self.written[i] = d
+        for i in [i for i in self.written if i not in fresh and i not in self.seen]:
+            del self.written[i]  # blank in two readings running: rubbed out
+        self.seen = fresh
+        if any(self.written.get(i) != d for i, d in fresh.items()) or any(i not in fresh for i in self.written):
+            self.since_read = self.cfg.recheck_every - 2
 
     def _differs(self, reading: Reading) -> int:
         """Confident cells of a fresh reading that disagree with the board's givens."""
@@ -324,10 +368,18 @@ class ARSession:
         assert self.givens is not None
         k = self._scale
         ink = quick_ink(self._small, corners * k, lattice=None if self.lattice is None else self.lattice * k) > 0.5
-        mismatch = ink != np.array([ch != "." for ch in self.givens])
+        want = np.array([ch != "." for ch in self.givens])
+        if self.kinds is None:  # print only: any change of the ink pattern counts
+            mismatch = ink != want
+        else:  # new ink in an empty cell is someone writing, not another puzzle: givens gone missing count
+            mismatch = want & ~ink
+            known = set(self.written) | set(self.seen)
+            if any(ink[i] and not want[i] and i not in known for i in range(81)):
+                self.since_read = max(self.since_read, self.cfg.recheck_every - 2)  # read it soon
         for i in self.overrides:
             mismatch[i] = False
-        if int(mismatch.sum()) >= self.cfg.pattern_mismatch:
+        limit = self.cfg.pattern_mismatch if self.kinds is None else self.cfg.pattern_mismatch // 2
+        if int(mismatch.sum()) >= limit:
             self.since_read = self.cfg.recheck_every
             return False
         return True
@@ -489,9 +541,14 @@ class ARSession:
         message = self.result.message if self.result is not None else ""
         marks = self.marks() if solution is not None else None
         t_ms = (time.perf_counter() - t0) * 1e3
+        written = None
+        if self.kinds is not None and corners is not None and self.givens:
+            paper = self.written if self.written_for == self.givens else {}
+            cells = "".join("g" if g != "." else "e" if i in paper else "." for i, g in enumerate(self.givens))
+            written = Written(cells, "".join(paper.get(i, ".") for i in range(81)))
         return FrameResult(self.frame_index, self.state.value, corners,
                            self.givens if corners is not None else None, solution, t_ms, timings, message, marks,
-                           self.lattice if corners is not None else None)
+                           self.lattice if corners is not None else None, written)
 
     def draw(self, frame: np.ndarray, result: FrameResult) -> np.ndarray:
         """The overlay for ``result`` on ``frame`` (in place)."""

@@ -92,12 +92,14 @@ class PhotoDone:
 _reader = None  # one model session per process
 
 
-def _reader_for(job: PhotoJob):
+def _readers_for(job: PhotoJob):
+    """The digit and cell-kind models, loaded once per process."""
     from ar_sudoku.vision.digits import DigitReader
+    from ar_sudoku.vision.kinds import KindReader
 
     global _reader
     if _reader is None:
-        _reader = DigitReader(job.model)
+        _reader = (DigitReader(job.model), KindReader())
     return _reader
 
 
@@ -118,8 +120,9 @@ def read_photo(src: Path, job: PhotoJob) -> PhotoDone:
             image = load_named(job.calibration).undistort_image(image)
     except ArSudokuError as exc:
         return PhotoDone(str(src), PhotoAnalysis(BoardResult("error", message=f"{src}: {exc}"), job.show))
-    done = analyse(image, _reader_for(job), timeout=job.timeout, overrides=job.overrides, show=job.show,
-                   scale=photo.scale)
+    digits, kinds = _readers_for(job)
+    done = analyse(image, digits, timeout=job.timeout, overrides=job.overrides, show=job.show,
+                   scale=photo.scale, kinds=kinds)
     # decoding included: what a user waits for
     done = replace(done, result=replace(done.result, ms=(time.perf_counter() - t0) * 1e3))
     if dest is None:
@@ -148,6 +151,7 @@ def _photos_in_order(photos: list[Path], job: PhotoJob, jobs: int) -> Iterator[P
 
 def run(args: argparse.Namespace) -> int:
     from ar_sudoku.vision.digits import DigitReader
+    from ar_sudoku.vision.kinds import KindReader
 
     photos = [Path(p) for p in args.photos]
     if args.output and len(photos) > 1:
@@ -169,6 +173,7 @@ def run(args: argparse.Namespace) -> int:
 
         load_named(args.calibration)  # a bad calibration fails once, before any photo
     DigitReader(args.model)  # likewise a missing model
+    KindReader()
     code = EXIT_OK
     for done in _photos_in_order(photos, job, args.jobs):
         result, marks = done.analysis.result, done.analysis.marks
@@ -179,6 +184,9 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps(done.analysis.to_json(done.src)), flush=True)
         else:
             print_text(done.src, result, reveal=show == "answer")
+            if result.written is not None and result.solution:
+                for line in result.written.mistake_lines(result.solution, reveal=show == "answer"):
+                    print(line)
             if marks is not None and marks.text:
                 print(f"{show}: {marks.text}\n")
         if done.write_error is not None:

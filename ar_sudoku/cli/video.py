@@ -172,6 +172,7 @@ def _open_everything(args: argparse.Namespace, spec: str | int, headless: bool):
     from ar_sudoku.io.window import Window, WindowError
     from ar_sudoku.vision.camera import CalibrationError
     from ar_sudoku.vision.digits import DigitReader, ModelError
+    from ar_sudoku.vision.kinds import KindReader
 
     stack = ExitStack()
     try:
@@ -192,7 +193,7 @@ def _open_everything(args: argparse.Namespace, spec: str | int, headless: bool):
                 print(f"ar-sudoku: calibration {scaled.note}", file=sys.stderr)
             undistort = scaled.undistorter(size)
         reader = DigitReader(getattr(args, "model", None))
-        session = stack.enter_context(ARSession(reader, mode=args.show))
+        session = stack.enter_context(ARSession(reader, mode=args.show, kinds=KindReader()))
         window = None if headless else Window()
         if window is not None:
             stack.callback(window.close)

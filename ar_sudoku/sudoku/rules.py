@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ar_sudoku.sudoku.solver import count_solutions, parse_line, solve, validate
+from ar_sudoku.sudoku.written import Written
 
 Cancel = Callable[[], bool]
 
@@ -47,6 +48,11 @@ class BoardResult:
     ms: float = 0.0
     corrected: tuple[str, ...] = ()  # cells changed by the rules, e.g. "r3c5: 1->7"
     lattice: np.ndarray | None = None  # (10, 10, 2) line crossings, row by row from the puzzle's top-left
+    written: Written | None = None  # the person's entries and pencil marks, when the cells' kinds were read
+
+    @property
+    def entries(self) -> str | None:
+        return None if self.written is None else self.written.entries
 
     def to_json(self, path: str) -> dict:
         return {
@@ -60,6 +66,8 @@ class BoardResult:
             "status": self.status,
             "message": self.message,
             "ms": round(self.ms, 2),
+            **(self.written.to_json(self.solution) if self.written is not None else
+               {"cells": None, "entries": None, "candidates": None, "mistakes": []}),
         }
 
 

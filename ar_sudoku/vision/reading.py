@@ -12,9 +12,11 @@ import time
 import numpy as np
 
 from ar_sudoku.sudoku.rules import BoardResult, Reading, check_reading
+from ar_sudoku.sudoku.written import Written, from_kinds
 from ar_sudoku.vision.cells import CELL, cut_cells, warp_grid
 from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.grid import find_grid, to_gray
+from ar_sudoku.vision.kinds import CANDIDATES, ENTRY, CellKinds, KindReader, cell_views
 from ar_sudoku.vision.lattice import rectify, rotate
 
 CONFIDENT = 0.9  # a reading whose weakest inked cell is above this is not re-read rotated
@@ -63,9 +65,58 @@ def read_oriented(gray: np.ndarray, corners: np.ndarray, reader: DigitReader,
     return np.roll(corners, -k, axis=0), best[2], None if lattice is None else rotate(lattice, k)
 
 
+def fuse(printed: Reading, kinds: CellKinds) -> Reading:
+    """The givens as the solver should see them, from both models.
+
+    The cell-kind model says whether a cell is printed at all; the digit model,
+    trained on print alone, is the better judge of which printed digit it is. So
+    P(given d) = P(printed) x the two models' agreement on d (a product of experts),
+    and P(empty) takes everything else (blank, a handwritten entry, pencil marks).
+    A clean printed puzzle (no entry or candidates seen) keeps the digit model's
+    reading as it is.
+    """
+    if not ((kinds.kinds == ENTRY) | (kinds.kinds == CANDIDATES)).any():
+        return printed
+    p_given = kinds.probs[:, 1:10].sum(axis=1)
+    k_digit = kinds.probs[:, 1:10] / np.maximum(p_given[:, None], 1e-9)
+    d_ink = printed.probs[:, 1:10].sum(axis=1, keepdims=True)
+    d_digit = np.where(d_ink > 0.2, printed.probs[:, 1:10] / np.maximum(d_ink, 1e-9), k_digit)
+    joint = k_digit * d_digit + 1e-6
+    joint /= joint.sum(axis=1, keepdims=True)
+    probs = np.empty((81, 10), np.float32)
+    probs[:, 0] = 1.0 - p_given
+    probs[:, 1:] = joint * p_given[:, None]
+    digits = probs.argmax(axis=1)
+    return Reading(digits, probs[np.arange(81), digits], probs)
+
+
+def _sure_of_writing(kinds: CellKinds, sure: float = 0.9, enough: int = 3) -> bool:
+    """Enough cells confidently read as handwritten entries to trust that the page was written on."""
+    p_entry = kinds.probs[:, 10:19].sum(axis=1)
+    return int(((kinds.kinds == ENTRY) & (p_entry >= sure)).sum()) >= enough
+
+
+def written_part(givens: str, kinds: CellKinds, printed: Reading) -> Written:
+    """Entries and pencil marks around the givens the rules settled on.
+
+    An entry needs a digit-sized blob that the digit model's cutter also saw: a
+    smudge or show-through in an empty cell is not taken for a (wrong) entry.
+    """
+    seen = printed.probs[:, 0] < 0.5
+    letters = "".join("." if ch == "e" and not seen[i] else ch for i, ch in enumerate(kinds.cells))
+    digits = "".join(str(d) if d else "." for d in kinds.digits)
+    w = from_kinds(givens, letters, digits)
+    return Written(w.cells, w.entries, kinds.candidates and tuple(kinds.candidates))
+
+
 def process_image(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
-                  overrides: dict[int, int] | None = None) -> BoardResult:
-    """Grid, digits, rules, solution for one picture (no drawing, no I/O)."""
+                  overrides: dict[int, int] | None = None, kinds: KindReader | None = None) -> BoardResult:
+    """Grid, digits, rules, solution for one picture (no drawing, no I/O).
+
+    With a ``kinds`` reader, handwritten entries and pencil marks are told from
+    printed givens: the puzzle is solved from the givens alone, and what the
+    person wrote comes back in ``written`` to be checked against the solution.
+    """
     t0 = time.perf_counter()
     gray = to_gray(image)
     quad = find_grid(gray)
@@ -77,6 +128,25 @@ def process_image(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
     else:  # flat: the fitted crossings (or the corners' own), turned as the corners were
         k = next(k for k in range(4) if np.array_equal(np.roll(quad.corners, -k, axis=0), corners))
         lattice = rotate(quad.crossings(), k)
-    result = check_reading(reading, timeout, overrides=overrides)
+    written = None
+    result = None
+    if kinds is not None:
+        cell_kinds = kinds.read(cell_views(gray, corners, bent))
+        printed, reading = reading, fuse(reading, cell_kinds)
+        if reading is not printed and not _sure_of_writing(cell_kinds):
+            # a few doubtful "entries" on what may be a clean printed page: if the page read as all print
+            # makes a sound puzzle, it is taken as such (a right entry read as a given changes no answer;
+            # a wrong one breaks the puzzle, and then the entries are told apart)
+            first = check_reading(printed, timeout, overrides=overrides, require_unique=True)
+            if first.status == "solved" and not first.corrected:
+                result = first
+    if result is None:
+        result = check_reading(reading, timeout, overrides=overrides)
+    message = result.message
+    if kinds is not None and result.givens:
+        written = written_part(result.givens, cell_kinds, printed)
+        clashes = written.clashes(result.givens)
+        if clashes:
+            message = "; ".join(filter(None, [message, "written: " + "; ".join(clashes[:3])]))
     return BoardResult(result.status, corners, result.givens, result.confidence, result.solution,
-                       result.message, (time.perf_counter() - t0) * 1e3, result.corrected, lattice)
+                       message, (time.perf_counter() - t0) * 1e3, result.corrected, lattice, written)

@@ -49,6 +49,7 @@ from ar_sudoku.ar.photo import PhotoAnalysis, analyse, annotate
 from ar_sudoku.ar.session import ARSession, FrameResult
 from ar_sudoku.errors import ArSudokuError
 from ar_sudoku.vision.digits import DigitReader
+from ar_sudoku.vision.kinds import KindReader
 from ar_sudoku.web.upload import UploadError, decode_upload, frame_array, parse_sets
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -102,6 +103,7 @@ class WebApp:
     def __init__(self, config: WebConfig):
         self.cfg = config
         self.reader = DigitReader(config.model)
+        self.kinds = KindReader()
         self.sessions = 0
         self.examples: dict[str, Path] = {}
         if config.samples is not None:
@@ -177,8 +179,8 @@ class WebApp:
         """Decode and read one photo (a worker thread); ``ms`` counts from the bytes in memory, as the CLI's."""
         t0 = time.perf_counter()
         photo = decode_upload(data, color=color, max_pixels=self.cfg.max_pixels)
-        done = analyse(photo.image, self.reader, timeout=self.cfg.timeout, overrides=overrides, show=show,
-                       scale=photo.scale)
+        done = analyse(photo.image, self.reader, kinds=self.kinds, timeout=self.cfg.timeout, overrides=overrides,
+                       show=show, scale=photo.scale)
         done = replace(done, result=replace(done.result, ms=(time.perf_counter() - t0) * 1e3))
         return done, photo.image
 
@@ -287,7 +289,7 @@ class WebApp:
         try:
             mode = ws.query_params.get("mode", "answer")
             session = await anyio.to_thread.run_sync(
-                lambda: ARSession(self.reader, mode=mode if mode in MODES else "answer"))
+                lambda: ARSession(self.reader, mode=mode if mode in MODES else "answer", kinds=self.kinds))
             await ws.send_json({"type": "ready", "max_frame": self.cfg.max_frame})
             while True:
                 msg = await ws.receive()

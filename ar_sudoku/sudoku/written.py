@@ -1,0 +1,79 @@
+"""What a person wrote on the puzzle, checked against its solution (pure: strings in, strings out).
+
+A puzzle someone has started holds printed givens, their own entries and
+perhaps pencilled candidates. The solver sees the givens only; the entries
+are then compared with the solution: a wrong one is a *mistake*, and two
+entries (or an entry and a given) that repeat a digit in a unit break the
+rules outright, named with their unit as givens are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ar_sudoku.sudoku.solver import parse_line, validate
+
+NAMES = tuple(f"r{i // 9 + 1}c{i % 9 + 1}" for i in range(81))
+
+
+@dataclass(frozen=True)
+class Written:
+    """The person's part of the page: ``entries`` (81 chars, '.' none) and the cells' kinds.
+
+    ``cells``: 81 chars, ``g`` printed given, ``e`` handwritten entry, ``c`` pencilled candidates only,
+    ``.`` blank. ``candidates``: the pencilled digits of each cell, or None when they were not read.
+    """
+
+    cells: str
+    entries: str
+    candidates: tuple[str, ...] | None = None
+
+    def mistakes(self, solution: str) -> tuple[int, ...]:
+        """Entries that disagree with the solution, row by row."""
+        return tuple(i for i, e in enumerate(self.entries) if e not in ".0" and e != solution[i])
+
+    def mistake_lines(self, solution: str, reveal: bool = True) -> list[str]:
+        """``r3c5: written 7, the solution has 4`` (without the answer when not ``reveal``)."""
+        out = []
+        for i in self.mistakes(solution):
+            out.append(f"{NAMES[i]}: written {self.entries[i]}, the solution has {solution[i]}" if reveal
+                       else f"{NAMES[i]}: written {self.entries[i]} is wrong")
+        return out
+
+    def clashes(self, givens: str) -> list[str]:
+        """Entries that break the rules with a given or another entry, named with the unit."""
+        both = "".join(e if e not in ".0" else g for g, e in zip(givens, self.entries))
+        written = {i for i, e in enumerate(self.entries) if e not in ".0"}
+        return [str(c) for c in validate(parse_line(both)) if c.a in written or c.b in written]
+
+    def to_json(self, solution: str | None) -> dict:
+        return {
+            "cells": self.cells,
+            "entries": self.entries,
+            "candidates": None if self.candidates is None else list(self.candidates),
+            "mistakes": [NAMES[i] for i in self.mistakes(solution)] if solution else [],
+        }
+
+
+def from_kinds(givens: str, kinds: str, digits: str) -> Written:
+    """The written part once the givens are settled.
+
+    ``kinds`` (81 chars of ``.gec``) and ``digits`` (the digit read in each cell, '.' none) come from
+    the cell reader; ``givens`` are the givens the rules settled on. A cell read as a given that the
+    rules did not keep was written by hand (its digit is an entry); a given the rules added is printed.
+    """
+    cells, entries = [], []
+    for g, k, d in zip(givens, kinds, digits):
+        if g not in ".0":
+            cells.append("g")
+            entries.append(".")
+        elif k in "ge" and d not in ".0":
+            cells.append("e")
+            entries.append(d)
+        elif k == "c":
+            cells.append("c")
+            entries.append(".")
+        else:
+            cells.append(".")
+            entries.append(".")
+    return Written("".join(cells), "".join(entries))

@@ -1,0 +1,165 @@
+"""Puzzles people have written on: entries told from givens, checked against the solution, live and on photos."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+from conftest import EASY, EASY_SOLUTION, ROOT, SHARED, need
+
+from ar_sudoku.ar.session import ARSession
+from ar_sudoku.cli import main
+from ar_sudoku.io.sinks import VideoSink
+from ar_sudoku.io.sources import open_source
+from ar_sudoku.sudoku.written import Written, from_kinds
+from ar_sudoku.vision.kinds import KindReader
+from ar_sudoku.vision.synth import background, page, place, quad
+
+CELL, MARGIN = 60, 90  # synth.page's layout
+NAMES = [f"r{i // 9 + 1}c{i % 9 + 1}" for i in range(81)]
+
+
+@pytest.fixture(scope="module")
+def hand():
+    """Real handwriting: one digit of each value cut from a training photo of sudoku-photos/mixed
+    (red ink; only the ink is kept, as alpha), to write into a rendered puzzle."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from photos import DEFAULT_DIR, is_validation, load, read_dat
+
+    need(DEFAULT_DIR / "mixed")
+    out: dict[str, np.ndarray] = {}
+    c = CELL
+    for p in load(DEFAULT_DIR / "printed"):
+        mixed = DEFAULT_DIR / "mixed" / p.path.name
+        if is_validation(p) or p.corners is None or not mixed.exists():
+            continue
+        full = read_dat(mixed.with_suffix(".dat"))
+        hmat = cv2.getPerspectiveTransform(np.float32(p.corners), np.float32([[0, 0], [9 * c, 0], [9 * c, 9 * c],
+                                                                              [0, 9 * c]]))
+        flat = cv2.cvtColor(cv2.warpPerspective(cv2.imread(str(mixed)), hmat, (9 * c, 9 * c)), cv2.COLOR_BGR2GRAY)
+        for i in range(81):
+            if p.givens[i] == "." and full[i] != "." and full[i] not in out:
+                r, col = divmod(i, 9)
+                patch = flat[r * c + 8 : (r + 1) * c - 8, col * c + 8 : (col + 1) * c - 8].astype(np.float32)
+                paper, ink = np.percentile(patch, 90), np.percentile(patch, 2)
+                out[full[i]] = np.clip((paper - patch) / max(paper - ink, 1.0) * 1.3 - 0.15, 0, 1)
+        if len(out) == 9:
+            return out
+    pytest.skip("no handwriting found")
+
+
+def write(img: np.ndarray, cell: int, alpha: np.ndarray) -> None:
+    """A handwritten digit (its ink as alpha) in a cell of synth.page, in blue pen."""
+    r, c = divmod(cell, 9)
+    y0, x0 = MARGIN + CELL // 2 + r * CELL + 8, MARGIN + c * CELL + 8
+    h, w = alpha.shape
+    roi = img[y0 : y0 + h, x0 : x0 + w].astype(np.float32)
+    a = alpha[..., None]
+    img[y0 : y0 + h, x0 : x0 + w] = (roi * (1 - a) + np.float32([150, 40, 30]) * a).astype(np.uint8)
+
+
+@pytest.fixture(scope="module")
+def kinds():
+    return KindReader()
+
+
+def test_the_written_part_is_checked_against_the_solution():
+    givens = EASY
+    w = from_kinds(givens, "." * 81, "." * 81)
+    assert w.entries == "." * 81 and set(w.cells) <= {"g", "."}
+    # a cell read as a given that the rules did not keep is an entry; a wrong one is a mistake
+    kinds = list("." * 81)
+    digits = list("." * 81)
+    kinds[2], digits[2] = "g", "4"  # r1c3 (the solution has 4): a right entry
+    kinds[3], digits[3] = "e", "2"  # r1c4 (the solution has 6): a mistake
+    kinds[5], digits[5] = "c", "."
+    w = from_kinds(givens, "".join(kinds), "".join(digits))
+    assert w.cells[2:6] == "eegc" and w.entries[2:4] == "42"
+    assert w.mistakes(EASY_SOLUTION) == (3,)
+    assert w.mistake_lines(EASY_SOLUTION) == ["r1c4: written 2, the solution has 6"]
+    assert w.mistake_lines(EASY_SOLUTION, reveal=False) == ["r1c4: written 2 is wrong"]
+    assert w.to_json(EASY_SOLUTION)["mistakes"] == ["r1c4"]
+    clash = Written("." * 81, "." * 2 + "5" + "." * 78)  # a 5 in row 1, which has a printed 5
+    assert clash.clashes(givens) == ["r1c1 and r1c3 are both 5 in row 1", "r1c1 and r1c3 are both 5 in box 1"]
+
+
+def _frame(entries: dict[int, str], pen: dict[str, np.ndarray], size=(1280, 720),
+           hand: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    img, corners = page(EASY, seed=3)
+    for i, d in entries.items():
+        write(img, i, pen[d])
+    q = quad((640, 360), 520, 3, 0.04)
+    f = place(img, corners, q, background(size, 3), blur=0.6)
+    if hand:
+        cv2.ellipse(f, (700, 420), (160, 90), -25, 0, 360, (120, 150, 205), -1)
+    return f, q
+
+
+def test_a_photo_with_entries_is_solved_from_its_givens_and_a_mistake_is_marked(tmp_path, capsys, hand):
+    wrong = 2  # r1c3: the solution has 4
+    entries = {2: "7", 30: EASY_SOLUTION[30], 40: EASY_SOLUTION[40], 70: EASY_SOLUTION[70]}
+    frame, _ = _frame(entries, hand)
+    src, out = tmp_path / "started.png", tmp_path / "marked.png"
+    cv2.imwrite(str(src), frame)
+    assert main(["image", str(src), "--json", "-o", str(out)]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["givens"] == EASY and obj["solution"] == EASY_SOLUTION
+    assert obj["mistakes"] == [NAMES[wrong]]
+    assert {i for i, ch in enumerate(obj["cells"]) if ch == "e"} == set(entries)
+    assert obj["entries"][wrong] == "7"
+    assert main(["image", str(src), "--check"]) == 0
+    text = capsys.readouterr().out
+    assert "r1c3: written 7 is wrong" in text and "1 mistake" in text and EASY_SOLUTION[:9] not in text
+
+
+def test_writing_while_the_camera_watches(tmp_path, reader, kinds, hand):
+    """Digits written one by one (one wrong), a hand passing over: entries, not a new puzzle."""
+    wrong_cell, wrong_digit = 2, "7"
+    script = [(40, EASY_SOLUTION[40]), (wrong_cell, wrong_digit), (30, EASY_SOLUTION[30])]
+    path = tmp_path / "writing.avi"
+    plan = []  # per frame: the entries on the paper, and a hand over it
+    written: dict[int, str] = {}
+    for i in range(120):
+        if i in (30, 55, 80):
+            cell, d = script[(i - 30) // 25]
+            written[cell] = d
+        plan.append((dict(written), 95 <= i < 103))
+    with VideoSink(path, (1280, 720), 25) as sink:
+        for entries, over in plan:
+            sink.write(_frame(entries, hand, hand=over)[0])
+    rows = []
+    with open_source(str(path)) as src, ARSession(reader, kinds=kinds) as session:
+        for frame in src:
+            r = session.step(frame)
+            rows.append((r, session.draw(frame.copy(), r)))
+    # locked on the puzzle before anything was written, and never lost it to the writing
+    assert rows[29][0].solution == EASY_SOLUTION
+    assert all(r.givens == EASY for r, _ in rows[30:] if r.givens)
+    # the wrong entry is marked within 10 frames of being written (it is steady from frame 55)
+    marked = [k for k, (r, _) in enumerate(rows) if r.written is not None and wrong_cell in
+              r.written.mistakes(EASY_SOLUTION)]
+    assert marked and marked[0] <= 55 + 10
+    last = rows[-1][0]
+    assert last.written is not None and last.written.entries[40] == EASY_SOLUTION[40]
+    assert last.to_json()["mistakes"] == [NAMES[wrong_cell]] and last.to_json()["cells"][30] == "e"
+    # the hand changed nothing: no reading of a new puzzle, the same entries after it as before
+    before, after = rows[94][0], rows[110][0]
+    assert before.written is not None and after.written is not None
+    assert before.written.entries == after.written.entries
+    assert all(r.status != "reading" for r, _ in rows[90:])
+
+
+@pytest.mark.parametrize("name", ["02_21_iphone_14_0", "03_11_iphone_14_0"])
+def test_real_pen_and_pencil_photos_agree_with_the_page(name, capsys):
+    """One training and one held-out puzzle of the handwritten-photos set: the solution agrees with every
+    labelled digit (printed or written), whatever else the reading got wrong."""
+    folder = need(SHARED / "handwritten-photos")
+    labels = [int(t) for t in (folder / "labels" / f"{name}.txt").read_text().split()]
+    assert main(["image", str(folder / "images" / f"{name}.jpg"), "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["solution"] is not None
+    assert all(str(v) == obj["solution"][i] for i, v in enumerate(labels) if 1 <= v <= 9)
