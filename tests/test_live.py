@@ -302,3 +302,23 @@ def test_a_real_newspaper_photo_moving_in_front_of_the_camera(tmp_path, reader):
     assert drawn and all(r.solution == solution for r in drawn)
     assert drawn[0].frame <= 10
     assert len(drawn) >= 0.8 * len(results)
+
+
+def test_stills_of_different_sizes_are_each_their_own_scene(tmp_path, capsys):
+    """A folder of photos of different sizes: each still is read at once, as `image` reads it."""
+    folder = tmp_path / "stills"
+    folder.mkdir()
+    photo = cv2.imread("samples/photo.jpg")
+    cv2.imwrite(str(folder / "a.jpg"), photo)
+    cv2.imwrite(str(folder / "b.png"), cv2.resize(photo, None, fx=0.7, fy=0.7))
+    cv2.imwrite(str(folder / "c.png"), np.full((300, 500, 3), 200, np.uint8))  # no puzzle at all
+    log = tmp_path / "stills.jsonl"
+    assert main(["image", "samples/photo.jpg", "--json"]) == 0
+    want = json.loads(capsys.readouterr().out)["solution"]
+    assert main(["video", str(folder), "--headless", "--jsonl", str(log), "--output", str(tmp_path / "s.mp4")]) == 0
+    rows = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [r["solution"] for r in rows] == [want, want, None]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    cv2.imwrite(str(empty / "blank.png"), np.full((300, 500, 3), 200, np.uint8))
+    assert main(["video", str(empty), "--headless"]) == 1  # nothing solved in the whole input: no answer
