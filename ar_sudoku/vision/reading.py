@@ -99,10 +99,11 @@ def _sure_of_writing(kinds: CellKinds, sure: float = 0.9, enough: int = 3) -> bo
 def written_part(givens: str, kinds: CellKinds, printed: Reading) -> Written:
     """Entries and pencil marks around the givens the rules settled on.
 
-    An entry needs a digit-sized blob that the digit model's cutter also saw: a
-    smudge or show-through in an empty cell is not taken for a (wrong) entry.
+    An entry needs a digit-sized blob that the digit model's cutter also saw, or
+    a confident reading (faint pencil): a smudge or show-through in an empty cell
+    is not taken for a (wrong) entry.
     """
-    seen = printed.probs[:, 0] < 0.5
+    seen = (printed.probs[:, 0] < 0.5) | (kinds.probs[:, 10:19].sum(axis=1) >= 0.9)
     letters = "".join("." if ch == "e" and not seen[i] else ch for i, ch in enumerate(kinds.cells))
     digits = "".join(str(d) if d else "." for d in kinds.digits)
     w = from_kinds(givens, letters, digits)
