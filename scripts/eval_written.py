@@ -35,7 +35,7 @@ import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from train_cells import HELD_OUT, Sample, hw_photos, sudoku_photos  # noqa: E402
+from train_cells import HELD_OUT, Sample, hw_photos, set_geometry, sudoku_photos  # noqa: E402
 
 from ar_sudoku.sudoku.rules import check_reading  # noqa: E402
 from ar_sudoku.vision.kinds import CellKinds, KindReader, cell_views  # noqa: E402
@@ -139,13 +139,16 @@ def timing(title: str, samples: list[Sample], reader: KindReader, size: tuple[in
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--reader", help="module:function with the read_cells signature (default: this reader)")
-    ap.add_argument("--model", help="another cells.onnx")
+    ap.add_argument("--model", help="another cells.onnx (its .json's input cell/margin are used for the views)")
     ap.add_argument("--failures", action="store_true", help="list the wrong cells of each photo")
     ap.add_argument("--skip-all", action="store_true", help="only the held-out photos")
     args = ap.parse_args()
     global _READER
     if args.model:
         _READER = KindReader(args.model)
+        geo = _READER.meta.get("input", {})
+        if "cell" in geo and "margin" in geo:  # a model of another input size than kinds.py's, before adopting it
+            set_geometry(int(geo["cell"]), int(geo["margin"]))
     reader: ReadCells = read_cells
     if args.reader:
         mod, fn = args.reader.split(":")

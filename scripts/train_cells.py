@@ -22,6 +22,13 @@ would be), so training sees what inference sees. Data, all local:
         fonts-yusei-magic fonts-tomsontalks fonts-ecolier-court fonts-dancingscript fonts-kaushanscript \
         fonts-cabinsketch fonts-klee fonts-seto      # print (263 faces) and handwriting (35) fonts used here
     python scripts/train_cells.py            # ~9 min on a shared 2-core machine (one torch thread)
+
+Larger views (40 px, the cell 30 px) are trained and evaluated without touching kinds.py
+(``--cell/--margin`` patch its CELL/MARGIN in this process; the json records them and
+``eval_written.py --model`` uses them); shipping such a model means setting kinds.CELL/MARGIN too::
+
+    python scripts/train_cells.py --cell 60 --margin 10 --mixed-jitters 4 --mixed-weight 2 --threads 2 \
+        --epochs 12 --cache /tmp/cells40.npz --out /tmp/cells40.onnx     # ~16 min (2 threads, idle machine)
 """
 
 from __future__ import annotations
@@ -44,7 +51,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from photos import DEFAULT_DIR, is_validation, load  # noqa: E402
 from train_digits import _render_digit, find_fonts  # noqa: E402
 
-from ar_sudoku.vision.kinds import CELL, INK_SKIP, VIEW, cell_views, ink_scores  # noqa: E402
+import ar_sudoku.vision.kinds as kinds_mod  # noqa: E402
+from ar_sudoku.vision.kinds import INK_SKIP, cell_views, ink_scores  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 HW_DIR = ROOT.parent / "shared" / "data" / "handwritten-photos"
@@ -56,6 +64,20 @@ HAND_FONT_DIRS = ("breip", "bwht", "comic-neue", "dancingscript", "kaushanscript
                   "fifthhorseman", "humor-sans", "klee", "kristi", "rufscript", "seto", "sjfonts", "tomsontalks",
                   "yozvox", "yusei-magic", "cabinsketch")
 CLASSES = ["blank"] + [f"given{d}" for d in range(1, 10)] + [f"entry{d}" for d in range(1, 10)] + ["candidates"]
+
+
+
+
+def set_geometry(cell: int, margin: int) -> int:
+    """Make ``cell_views`` cut views of another size (CELL, MARGIN of kinds.py) in this process.
+
+    Lets a model of a new input size be trained and evaluated before kinds.py is changed
+    to it; the model's json records ``cell`` and ``margin``. Returns the view side.
+    """
+    assert cell % 2 == 0 and margin % 2 == 0
+    kinds_mod.CELL, kinds_mod.MARGIN = cell, margin
+    kinds_mod.VIEW = (cell + 2 * margin) // 2
+    return kinds_mod.VIEW
 
 
 # --------------------------------------------------------------------------- real photos
@@ -89,8 +111,38 @@ def hw_photos() -> list[Sample]:
     return out
 
 
+def _turn_points(pts: np.ndarray, shape: tuple[int, int], k: int) -> np.ndarray:
+    """Where points (x, y) of a picture of ``shape`` (h, w) land in ``np.rot90(picture, k)``."""
+    pts = np.asarray(pts, np.float32).copy()
+    h, w = shape
+    for _ in range(k % 4):
+        pts = np.stack([pts[:, 1], (w - 1) - pts[:, 0]], axis=1)
+        h, w = w, h
+    return pts.astype(np.float32)
+
+
+def mixed_turn(printed: Path, mixed: Path) -> int:
+    """The k with ``mixed == np.rot90(printed, k)``: 7 mixed photos are stored turned (6 by 90, one by 180)."""
+    a = cv2.imread(str(printed), cv2.IMREAD_GRAYSCALE)
+    b = cv2.imread(str(mixed), cv2.IMREAD_GRAYSCALE)
+    best, best_d = 0, float("inf")
+    for k in range(4):
+        r = np.rot90(a, k)
+        if r.shape != b.shape:
+            continue
+        d = float(np.abs(cv2.resize(np.ascontiguousarray(r), (64, 64), interpolation=cv2.INTER_AREA).astype(np.float32)
+                         - cv2.resize(b, (64, 64), interpolation=cv2.INTER_AREA)).mean())
+        if d < best_d:
+            best, best_d = k, d
+    return best
+
+
 def sudoku_photos(base: Path = DEFAULT_DIR) -> tuple[list[Sample], list[Sample]]:
-    """Printed and mixed photos (corners from outlines.csv, turned upright), as (train, held-out)."""
+    """Printed and mixed photos (corners from outlines.csv, turned upright), as (train, held-out).
+
+    The mixed twin of a printed photo shares its corners, turned with the picture where the mixed
+    photo is stored turned (image1031/1036/1038/1039/1040/1043 by 90 degrees, image1083 by 180).
+    """
     from ar_sudoku.vision.digits import DigitReader
     from ar_sudoku.vision.grid import to_gray
     from ar_sudoku.vision.reading import read_grid
@@ -102,18 +154,20 @@ def sudoku_photos(base: Path = DEFAULT_DIR) -> tuple[list[Sample], list[Sample]]
         if ph.corners is None:
             continue
         gray = to_gray(cv2.imread(str(ph.path)))
-        want = np.array([ch != "." for ch in ph.givens])
-        # some photos are sideways: the outline is in picture order; the roll whose reading fits the truth
-        best = max(range(4), key=lambda k: int(((read_grid(gray, np.roll(ph.corners, -k, 0), reader).digits > 0)
-                                                == want).sum()))
-        corners = np.roll(ph.corners, -best, 0).astype(np.float32)
         giv = np.array([0 if ch == "." else int(ch) for ch in ph.givens], np.int64)
+        # some photos are sideways: the outline is in picture order; the roll whose reading fits the truth.
+        # Digits, not only which cells hold one: most puzzles' patterns are symmetric under a half turn
+        best = max(range(4), key=lambda k: int((read_grid(gray, np.roll(ph.corners, -k, 0), reader).digits
+                                                == giv).sum()))
+        corners = np.roll(ph.corners, -best, 0).astype(np.float32)
         dest = held if is_validation(ph) else train
         dest.append(Sample(ph.name, ph.path, corners, giv, "printed"))
         if ph.name in mixed:
             allv = np.array([int(ch) for ch in mixed[ph.name].givens.replace(".", "0")], np.int64)
             lab = np.where(giv > 0, giv, np.where(allv > 0, allv + 9, 0))
-            dest.append(Sample(ph.name, mixed[ph.name].path, corners, lab, "mixed"))
+            k = mixed_turn(ph.path, mixed[ph.name].path)
+            mc = _turn_points(corners, gray.shape[:2], k) if k else corners
+            dest.append(Sample(ph.name, mixed[ph.name].path, mc, lab, "mixed"))
     return train, held
 
 
@@ -392,15 +446,20 @@ def hand_fonts() -> list[Path]:
 # --------------------------------------------------------------------------- model
 
 
-def build_model():
+def build_model(widths: tuple[int, ...] = (12, 24, 48, 64), hidden: int = 64):
+    """Four conv-BN-ReLU-maxpool blocks, then a small MLP head; sized for the current VIEW."""
     import torch.nn as nn
 
     def block(cin: int, cout: int) -> list:
         return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(), nn.MaxPool2d(2)]
 
+    layers, cin, side = [], 1, kinds_mod.VIEW
+    for w in widths:
+        layers += block(cin, w)
+        cin, side = w, side // 2
     return nn.Sequential(
-        *block(1, 12), *block(12, 24), *block(24, 48), *block(48, 64),
-        nn.Flatten(), nn.Dropout(0.3), nn.Linear(64 * 2 * 2, 64), nn.ReLU(), nn.Linear(64, len(CLASSES)),
+        *layers, nn.Flatten(), nn.Dropout(0.3), nn.Linear(cin * side * side, hidden), nn.ReLU(),
+        nn.Linear(hidden, len(CLASSES)),
     )
 
 
@@ -414,13 +473,14 @@ def augment(x, g):
     return (x * gain).clamp(0, 1.5)
 
 
-def train(xs: np.ndarray, ys: np.ndarray, ws: np.ndarray, epochs: int, seed: int, batch: int = 256):
+def train(xs: np.ndarray, ys: np.ndarray, ws: np.ndarray, epochs: int, seed: int, batch: int = 256,
+          threads: int = 1, widths: tuple[int, ...] = (12, 24, 48, 64)):
     import torch
     import torch.nn as nn
 
     torch.manual_seed(seed)
-    torch.set_num_threads(1)  # on a shared 2-core machine a second thread made each step 5x slower
-    model = build_model()
+    torch.set_num_threads(threads)  # on a busy shared 2-core machine a second thread can make each step slower
+    model = build_model(widths)
     steps = epochs * (len(xs) // batch + 1)
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
@@ -465,7 +525,8 @@ def export(model, out: Path, meta: dict) -> None:
     import torch
 
     buf = io.BytesIO()
-    torch.onnx.export(model, torch.zeros(1, 1, VIEW, VIEW), buf, input_names=["views"], output_names=["logits"],
+    view = kinds_mod.VIEW
+    torch.onnx.export(model, torch.zeros(1, 1, view, view), buf, input_names=["views"], output_names=["logits"],
                       dynamic_axes={"views": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
     data = buf.getvalue()
     out.write_bytes(data)
@@ -501,7 +562,16 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", type=Path, default=ROOT / "models" / "cells.onnx")
     ap.add_argument("--cache", type=Path, help="keep the made data in this .npz and reuse it (same options!)")
+    ap.add_argument("--cell", type=int, default=kinds_mod.CELL, help="px a cell in the warp (kinds.CELL)")
+    ap.add_argument("--margin", type=int, default=kinds_mod.MARGIN, help="margin px at CELL scale (kinds.MARGIN)")
+    ap.add_argument("--widths", default="12,24,48,64", help="channels of the four conv blocks")
+    ap.add_argument("--hand-weight", type=float, default=2.0, help="loss weight of the handwritten-photo cells")
+    ap.add_argument("--mixed-weight", type=float, default=1.0, help="loss weight of the mixed-photo entry cells")
+    ap.add_argument("--threads", type=int, default=1, help="torch threads (1 on a busy machine)")
+    ap.add_argument("--data-only", action="store_true", help="make the data (--cache) and stop")
     args = ap.parse_args()
+    view = set_geometry(args.cell, args.margin)
+    widths = tuple(int(w) for w in args.widths.split(","))
 
     t0 = time.time()
     rng = random.Random(args.seed)
@@ -542,16 +612,21 @@ def main() -> int:
               f"{len(xs_pv)} ({time.time() - t0:.0f} s)", flush=True)
         if args.cache:
             np.savez(args.cache, **dict(zip(names, (xs_s, ys_s, xs_h, ys_h, xs_p, ys_p, xs_hv, ys_hv, xs_pv, ys_pv))))
+    assert xs_s.shape[1] == view, f"cached views are {xs_s.shape[1]} px, not {view}: another --cache file"
+    if args.data_only:
+        print(f"data made ({time.time() - t0:.0f} s)")
+        return 0
 
     xs = np.concatenate([xs_s, xs_h, xs_p])
     ys = np.concatenate([ys_s, ys_h, ys_p])
-    # the real handwritten photos are few but closest to the task: weigh them up
-    ws = np.concatenate([np.full(len(xs_s), 1.0), np.full(len(xs_h), 2.0), np.full(len(xs_p), 1.0)]).astype(
-        np.float32)
+    # the real handwritten photos are few but closest to the task: weigh them up; so are the entries of
+    # the mixed photos (the printed cells of the printed and mixed photos are many already)
+    w_p = np.where((ys_p >= 10) & (ys_p <= 18), args.mixed_weight, 1.0)
+    ws = np.concatenate([np.full(len(xs_s), 1.0), np.full(len(xs_h), args.hand_weight), w_p]).astype(np.float32)
     counts = {c: int((ys == k).sum()) for k, c in enumerate(CLASSES)}
     print("class counts:", counts, flush=True)
     t_train = time.time()
-    model = train(xs, ys, ws, args.epochs, args.seed)
+    model = train(xs, ys, ws, args.epochs, args.seed, threads=args.threads, widths=widths)
     train_s = time.time() - t_train
     # as the reader does: cells with too little ink are blank without the model
     ph = np.where(ink_scores(xs_hv) > INK_SKIP, predict(model, xs_hv), 0)
@@ -562,9 +637,11 @@ def main() -> int:
     print(f"held-out handwritten puzzles: 11-class {acc_h11:.4f}, 20-class {acc_h20:.4f} ({len(ys_hv)} cells, "
           f"true corners); held-out mixed cells 20-class {acc_m20:.4f} ({len(ys_pv)})", flush=True)
     meta = {
-        "input": {"name": "views", "shape": ["n", 1, VIEW, VIEW], "dtype": "float32",
-                  "normalisation": f"ar_sudoku.vision.kinds.cell_views: grid warped at {CELL} px a cell, "
-                                   "averaged 2x2; each view is the cell plus a quarter cell of margin, ink = "
+        "input": {"name": "views", "shape": ["n", 1, view, view], "dtype": "float32",
+                  "cell": args.cell, "margin": args.margin,
+                  "normalisation": f"ar_sudoku.vision.kinds.cell_views: grid warped at {args.cell} px a cell "
+                                   f"with {args.margin} px of margin, averaged 2x2 (CELL, MARGIN of kinds.py); "
+                                   f"each view is the cell ({args.cell // 2} px) plus its margin, ink = "
                                    "(local paper - pixel) / the grid's 99.3rd-percentile ink, clipped to 0..1.5; "
                                    "ink size and position kept (no re-centring)"},
         "output": {"name": "logits", "shape": ["n", len(CLASSES)]},
@@ -587,6 +664,9 @@ def main() -> int:
             "note": "per cell as the reader does it (faint cells blank without the model), true corners; "
                     "scripts/eval_written.py gives the per-photo figures",
         },
+        "network": {"conv_widths": list(widths), "hidden": 64},
+        "loss_weights": {"synthetic": 1.0, "handwritten_photos": args.hand_weight,
+                         "mixed_photo_entries": args.mixed_weight, "other_photo_cells": 1.0},
         "epochs": args.epochs, "seed": args.seed, "train_seconds": round(train_s), "total_seconds": None,
         "command": "python scripts/train_cells.py " + " ".join(sys.argv[1:]),
     }

@@ -37,9 +37,9 @@ from ar_sudoku.vision.digits import ModelError
 from ar_sudoku.vision.lattice import rectify
 
 MODEL_NAME = "cells.onnx"
-CELL = 48  # pixels per cell in the warped grid (before the 2x2 average)
-MARGIN = 8  # pixels of the neighbouring cells kept around a cell, at CELL scale
-VIEW = (CELL + 2 * MARGIN) // 2  # model input side: 32 px, the cell is the middle 24 px
+CELL = 60  # pixels per cell in the warped grid (before the 2x2 average)
+MARGIN = 10  # pixels of the neighbouring cells kept around a cell, at CELL scale
+VIEW = (CELL + 2 * MARGIN) // 2  # model input side: 40 px, the cell is the middle 30 px
 N_CLASSES = 20
 BLANK, GIVEN, ENTRY, CANDIDATES = 0, 1, 2, 3
 KIND_CHARS = ".gec"  # the JSON's `cells` characters, indexed by kind code
