@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -30,26 +31,34 @@ def default_model_path() -> Path:
     return Path(str(resources.files("ar_sudoku.models").joinpath(MODEL_NAME)))
 
 
+def load_onnx(path: Path, what: str, script: str, threads: int = 1) -> tuple[Any, str, dict]:
+    """An onnxruntime session for one of our small models, its input's name, and its ``.json`` metadata.
+
+    One thread by default: the models are tiny, more threads only add overhead.
+    """
+    import onnxruntime as ort
+
+    if not path.is_file():
+        raise ModelError(f"{what} not found at {path}; run {script} or reinstall")
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    opts.log_severity_level = 3
+    try:
+        session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime raises its own types for a bad file
+        raise ModelError(f"cannot load the {what} {path}: {exc}") from exc
+    meta_path = path.with_suffix(".json")
+    meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+    return session, session.get_inputs()[0].name, meta
+
+
 class DigitReader:
     """An onnxruntime session, loaded once and reused for every grid."""
 
     def __init__(self, model_path: str | Path | None = None, threads: int = 1):
-        import onnxruntime as ort
-
-        path = Path(model_path) if model_path else default_model_path()
-        if not path.is_file():
-            raise ModelError(f"digit model not found at {path}; run scripts/train_digits.py or reinstall")
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads  # tiny model: more threads only add overhead
-        opts.inter_op_num_threads = 1
-        opts.log_severity_level = 3
-        try:
-            self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
-        except Exception as exc:  # onnxruntime raises its own types for a bad file
-            raise ModelError(f"cannot load the digit model {path}: {exc}") from exc
-        self.input_name = self.session.get_inputs()[0].name
-        meta_path = path.with_suffix(".json")
-        self.meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+        self.session, self.input_name, self.meta = load_onnx(
+            Path(model_path) if model_path else default_model_path(), "digit model", "scripts/train_digits.py", threads)
 
     def probabilities(self, patches: np.ndarray) -> np.ndarray:
         """Softmax over the 10 classes for a batch of (n, 28, 28) patches."""

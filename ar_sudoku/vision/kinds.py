@@ -24,7 +24,6 @@ Usage::
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -33,7 +32,7 @@ import cv2
 import numpy as np
 
 from ar_sudoku.sudoku.rules import Reading
-from ar_sudoku.vision.digits import ModelError
+from ar_sudoku.vision.digits import load_onnx
 from ar_sudoku.vision.lattice import rectify
 
 MODEL_NAME = "cells.onnx"
@@ -198,22 +197,9 @@ class KindReader:
     """An onnxruntime session for the cell-kind model, loaded once and reused for every grid."""
 
     def __init__(self, model_path: str | Path | None = None, threads: int = 1):
-        import onnxruntime as ort
-
-        path = Path(model_path) if model_path else default_model_path()
-        if not path.is_file():
-            raise ModelError(f"cell-kind model not found at {path}; run scripts/train_cells.py or reinstall")
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads
-        opts.inter_op_num_threads = 1
-        opts.log_severity_level = 3
-        try:
-            self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
-        except Exception as exc:  # onnxruntime raises its own types for a bad file
-            raise ModelError(f"cannot load the cell-kind model {path}: {exc}") from exc
-        self.input_name = self.session.get_inputs()[0].name
-        meta_path = path.with_suffix(".json")
-        self.meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+        self.session, self.input_name, self.meta = load_onnx(
+            Path(model_path) if model_path else default_model_path(), "cell-kind model", "scripts/train_cells.py",
+            threads)
 
     def probabilities(self, views: np.ndarray) -> np.ndarray:
         """Softmax over the 20 classes for a batch of (n, VIEW, VIEW) views."""
