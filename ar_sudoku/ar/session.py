@@ -341,7 +341,8 @@ class ARSession:
             return
         if self.written_for != self.givens:
             self.written, self.seen, self.written_for = {}, {}, self.givens
-        now = written_part(self.givens, self.cell_kinds, self.printed).entries
+        solution = self.result.solution if self.result is not None else None
+        now = written_part(self.givens, self.cell_kinds, self.printed, solution).entries
         fresh = {i: d for i, d in enumerate(now) if d != "."}
         for i, d in fresh.items():
             if self.seen.get(i) == d:

@@ -96,16 +96,30 @@ def _sure_of_writing(kinds: CellKinds, sure: float = 0.9, enough: int = 3) -> bo
     return int(((kinds.kinds == ENTRY) & (p_entry >= sure)).sum()) >= enough
 
 
-def written_part(givens: str, kinds: CellKinds, printed: Reading) -> Written:
+DOUBT = 0.1  # an entry read as d, where the solution's digit has this share of d's probability, is the solution's
+
+
+def written_part(givens: str, kinds: CellKinds, printed: Reading, solution: str | None = None) -> Written:
     """Entries and pencil marks around the givens the rules settled on.
 
     An entry needs a digit-sized blob that the digit model's cutter also saw, or
     a confident reading (faint pencil): a smudge or show-through in an empty cell
-    is not taken for a (wrong) entry.
+    is not taken for a (wrong) entry. And a mistake is only claimed when the
+    reading is sure of it: most people write the right digit, so an entry whose
+    reading leaves the solution's digit a fair chance (``DOUBT``) is taken as
+    that digit rather than flagged.
     """
     seen = (printed.probs[:, 0] < 0.5) | (kinds.probs[:, 10:19].sum(axis=1) >= 0.9)
     letters = "".join("." if ch == "e" and not seen[i] else ch for i, ch in enumerate(kinds.cells))
-    digits = "".join(str(d) if d else "." for d in kinds.digits)
+    read = kinds.digits.copy()
+    if solution:
+        for i in np.flatnonzero(read):
+            d, right = int(read[i]), int(solution[i])
+            if d != right:  # the written digit's chance, as an entry or (misread) as print
+                p = kinds.probs[i]
+                if max(p[9 + right], p[right]) >= DOUBT * max(p[9 + d], p[d]):
+                    read[i] = right
+    digits = "".join(str(d) if d else "." for d in read)
     w = from_kinds(givens, letters, digits)
     return Written(w.cells, w.entries, kinds.candidates and tuple(kinds.candidates))
 
@@ -145,7 +159,7 @@ def process_image(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
         result = check_reading(reading, timeout, overrides=overrides)
     message = result.message
     if kinds is not None and result.givens:
-        written = written_part(result.givens, cell_kinds, printed)
+        written = written_part(result.givens, cell_kinds, printed, result.solution)
         clashes = written.clashes(result.givens)
         if clashes:
             message = "; ".join(filter(None, [message, "written: " + "; ".join(clashes[:3])]))
