@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from ar_sudoku.sudoku.logic import UNIT_CELLS, NoSolutionError, Step, next_steps
+from ar_sudoku.sudoku.logic import PAPER_ORDER, UNIT_CELLS, NoSolutionError, Step, next_steps
 
 Mode = Literal["answer", "check", "hint"]
 MODES: tuple[Mode, ...] = ("answer", "check", "hint")
@@ -69,7 +69,7 @@ def plan_marks(mode: Mode, givens: str, solution: str, entries: str | None = Non
         said = f"{len(wrong)} mistake{'s' * (len(wrong) != 1)}" if wrong else "no mistakes"
         return Marks(mistakes=wrong, text=f"{said}; {left} cell{'s' * (left != 1)} still empty")
     try:
-        steps = next_steps(givens, entries, timeout=2.0)
+        steps = next_steps(givens, entries, timeout=2.0, finders=PAPER_ORDER)
     except (NoSolutionError, ValueError):
         return Marks(mistakes=wrong)
     if not steps:

@@ -14,7 +14,7 @@ import numpy as np
 
 from ar_sudoku.ar.marks import Marks, Mode, plan_marks
 from ar_sudoku.ar.overlay import OverlayRenderer
-from ar_sudoku.sudoku.logic import NoSolutionError, next_step
+from ar_sudoku.sudoku.logic import PAPER_ORDER, NoSolutionError, next_steps
 from ar_sudoku.sudoku.rules import BoardResult
 from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.kinds import KindReader
@@ -47,7 +47,8 @@ def plan(result: BoardResult, show: Mode) -> tuple[Marks | None, dict[str, Any] 
     hint = None
     if show == "hint":
         try:
-            step = next_step(result.givens, entries, timeout=2.0)
+            steps = next_steps(result.givens, entries, timeout=2.0, finders=PAPER_ORDER)
+            step = steps[0] if steps else None
         except (NoSolutionError, ValueError):
             step = None
         hint = step.to_json() if step is not None else None

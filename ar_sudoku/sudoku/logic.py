@@ -725,11 +725,17 @@ def _state(board: Board, solution: str, entries: str | None, reveal_digit: bool)
     return _Grid.from_values(values)
 
 
+# on paper, a hidden single comes first: the box (or line) that proves it can be shaded, where a
+# naked single's reason is all twenty peers at once
+PAPER_ORDER: tuple[tuple[str, Finder], ...] = (FINDERS[1], FINDERS[0], *FINDERS[2:])
+
+
 def next_steps(puzzle: str | Board, entries: str | None = None, reveal_digit: bool = False,
-               timeout: float | None = 10.0) -> tuple[Step, ...]:
+               timeout: float | None = 10.0, finders: Sequence[tuple[str, Finder]] = FINDERS) -> tuple[Step, ...]:
     """The steps up to and including the next placed digit: what a hint on paper needs.
 
     A mistake in the entries comes alone and first; an empty tuple means the grid is full.
+    ``finders`` sets the order techniques are tried in (``PAPER_ORDER`` for a hint drawn on paper).
     """
     board = _board(puzzle)
     solution = find_solution(board, timeout)
@@ -738,7 +744,7 @@ def next_steps(puzzle: str | Board, entries: str | None = None, reveal_digit: bo
         return (state,)
     steps: list[Step] = []
     while state.empty:
-        step = _find(state) or _reveal(state, solution)
+        step = _find(state, finders) or _reveal(state, solution)
         steps.append(step)
         if step.cell is not None:
             break
