@@ -49,7 +49,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from photos import DEFAULT_DIR, is_validation, load  # noqa: E402
-from train_digits import _render_digit, find_fonts  # noqa: E402
+from train_digits import HAND_FONT_DIRS, _render_digit, find_fonts, nine_digits  # noqa: E402
 
 import ar_sudoku.vision.kinds as kinds_mod  # noqa: E402
 from ar_sudoku.vision.kinds import INK_SKIP, cell_views, ink_scores  # noqa: E402
@@ -60,9 +60,6 @@ HW_GIVENS = ROOT / "scripts" / "data" / "handwritten_givens.csv"
 # every fifth puzzle in date order (as photos.py holds out every fifth photo): pen and pencil,
 # blur, 34 entries and 32 candidate cells among them
 HELD_OUT = ("02_22", "02_28", "03_05", "03_11")
-HAND_FONT_DIRS = ("breip", "bwht", "comic-neue", "dancingscript", "kaushanscript", "ecolier-court", "femkeklaver",
-                  "fifthhorseman", "humor-sans", "klee", "kristi", "rufscript", "seto", "sjfonts", "tomsontalks",
-                  "yozvox", "yusei-magic", "cabinsketch")
 CLASSES = ["blank"] + [f"given{d}" for d in range(1, 10)] + [f"entry{d}" for d in range(1, 10)] + ["candidates"]
 
 
@@ -423,24 +420,8 @@ def red_bank(samples: list[Sample]) -> list[tuple[int, np.ndarray]]:
 
 def hand_fonts() -> list[Path]:
     """Handwriting fonts whose nine digits are nine different glyphs."""
-    from PIL import Image, ImageDraw, ImageFont
-
-    found = []
-    for p in sorted(Path("/usr/share/fonts").rglob("*")):
-        if p.suffix.lower() not in (".ttf", ".otf") or not any(d in p.parts for d in HAND_FONT_DIRS):
-            continue
-        try:
-            font = ImageFont.truetype(str(p), 40)
-        except OSError:
-            continue
-        shapes = set()
-        for ch in "123456789":
-            im = Image.new("L", (60, 60), 0)
-            ImageDraw.Draw(im).text((10, 5), ch, fill=255, font=font)
-            shapes.add(im.tobytes())
-        if len(shapes) == 9:
-            found.append(p)
-    return found
+    return [p for p in sorted(Path("/usr/share/fonts").rglob("*"))
+            if p.suffix.lower() in (".ttf", ".otf") and any(d in p.parts for d in HAND_FONT_DIRS) and nine_digits(p)]
 
 
 # --------------------------------------------------------------------------- model
@@ -583,7 +564,7 @@ def main() -> int:
     print(f"photos: handwritten {len(hand_train)} train / {len(hand_held)} held out; printed+mixed "
           f"{len(sp_train)} train / {len(sp_held)} held out ({time.time() - t0:.0f} s)", flush=True)
 
-    pf = [p for p in find_fonts() if not any(d in p.parts for d in HAND_FONT_DIRS)]
+    pf = find_fonts()  # print faces only
     hf = hand_fonts()
     bank = red_bank(sp_train)
     glyphs = Glyphs(pf, hf, bank)

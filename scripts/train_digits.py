@@ -45,27 +45,40 @@ HERSHEY = [cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_C
 # --------------------------------------------------------------------------- fonts
 
 
-def find_fonts() -> list[Path]:
-    """Latin text fonts whose digits render as nine different glyphs."""
+# handwriting-like font packages (installed for scripts/train_cells.py): never "print"
+HAND_FONT_DIRS = ("breip", "bwht", "comic-neue", "dancingscript", "kaushanscript", "ecolier-court", "femkeklaver",
+                  "fifthhorseman", "humor-sans", "klee", "kristi", "rufscript", "seto", "sjfonts", "tomsontalks",
+                  "yozvox", "yusei-magic", "cabinsketch")
+
+
+def nine_digits(path: Path) -> bool:
+    """The font renders 1-9 as nine different glyphs (not boxes or one fallback shape)."""
     from PIL import Image, ImageDraw, ImageFont
 
+    try:
+        font = ImageFont.truetype(str(path), 40)
+    except OSError:
+        return False
+    glyphs = set()
+    for ch in "123456789":
+        im = Image.new("L", (60, 60), 0)
+        ImageDraw.Draw(im).text((10, 5), ch, fill=255, font=font)
+        glyphs.add(im.tobytes())
+    return len(glyphs) == 9
+
+
+def find_fonts() -> list[Path]:
+    """Latin print fonts whose digits render as nine different glyphs (handwriting faces left out)."""
     found = []
     for d in FONT_DIRS:
         for p in sorted(d.rglob("*")):
             if p.suffix.lower() not in (".ttf", ".otf", ".t1") or any(s in p.name for s in SKIP_FONTS):
                 continue
+            if any(h in p.parts for h in HAND_FONT_DIRS):
+                continue
             if p.suffix.lower() == ".t1" and p.with_suffix(".otf").exists():
                 continue
-            try:
-                font = ImageFont.truetype(str(p), 40)
-            except OSError:
-                continue
-            glyphs = set()
-            for ch in "123456789":
-                im = Image.new("L", (60, 60), 0)
-                ImageDraw.Draw(im).text((10, 5), ch, fill=255, font=font)
-                glyphs.add(im.tobytes())
-            if len(glyphs) == 9:
+            if nine_digits(p):
                 found.append(p)
     # NotoSans/NotoSerif Latin faces are worth having; the rest of Noto is other scripts
     for p in sorted(Path("/usr/share/fonts/truetype/noto").glob("Noto*-*.ttf")):
