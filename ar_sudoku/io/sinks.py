@@ -34,6 +34,15 @@ import numpy as np
 from ar_sudoku.errors import ArSudokuError
 
 
+def _rename_into_place(tmp: Path, path: Path) -> OSError | None:
+    """A finished file takes its real name in one step; the error, if that fails."""
+    try:
+        os.replace(tmp, path)
+    except OSError as exc:
+        return exc
+    return None
+
+
 class SinkError(ArSudokuError, RuntimeError):
     """An output that cannot be written: a bad name, refused up front (exit 2)."""
 
@@ -195,11 +204,8 @@ class VideoSink:
             except KeyboardInterrupt as exc:
                 interrupted = exc
         if self._error is None:
-            try:
-                os.replace(self.tmp, self.path)
-                self.finalized = True
-            except OSError as exc:
-                self._error = exc
+            self._error = _rename_into_place(self.tmp, self.path)
+            self.finalized = self._error is None
         if self._error is not None:
             self._discard()
         if interrupted is not None and self._error is None:
@@ -328,11 +334,8 @@ class JsonlLog:
         except OSError as exc:
             self._error = self._error or exc
         if self._error is None:
-            try:
-                os.replace(self.tmp, self.path)
-                self.finalized = True
-            except OSError as exc:
-                self._error = exc
+            self._error = _rename_into_place(self.tmp, self.path)
+            self.finalized = self._error is None
         if self._error is not None:
             self.tmp.unlink(missing_ok=True)
             raise self._failure() from self._error
