@@ -60,6 +60,7 @@ def main() -> None:
     ap.add_argument("--all", action="store_true")
     ap.add_argument("--swaps", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--failures", action="store_true", help="list every missed mistake and false alarm")
     args = ap.parse_args()
     rng = np.random.default_rng(args.seed)
     digits, kinds = DigitReader(), KindReader()
@@ -86,6 +87,13 @@ def main() -> None:
             truth_cells = _puzzle_cells(res, p.givens, full, a, b)
             found += len(flagged & truth_cells)
             alarms += len(flagged - truth_cells)
+            if args.failures and flagged != truth_cells:
+                w = res.written
+                print(f"    {p.path.name}: missed "
+                      + ", ".join(f"r{i // 9 + 1}c{i % 9 + 1} ({w.cells[i]}{w.entries[i]})"
+                                  for i in sorted(truth_cells - flagged))
+                      + "; false " + ", ".join(f"r{i // 9 + 1}c{i % 9 + 1} ({w.entries[i]}, is {res.solution[i]})"
+                                              for i in sorted(flagged - truth_cells)))
     print(f"{photos} photos with 2 planted mistakes each: found {found}/{planted} "
           f"({found / max(planted, 1):.1%}); false alarms {alarms} ({alarms / max(photos, 1):.2f} per photo)")
 

@@ -111,8 +111,8 @@ def read_photo(src: Path, job: PhotoJob) -> PhotoDone:
     dest = Path(job.out) if job.out else Path(job.out_dir) / f"{src.stem}_solved.png" if job.out_dir else None
     t0 = time.perf_counter()
     try:
-        # an annotated copy needs the colour photo at full size; a reading needs neither
-        photo = read_image(src, color=dest is not None or job.calibration is not None)
+        # an annotated copy needs the photo at full size; a reading does not
+        photo = read_image(src, full=dest is not None or job.calibration is not None)
         image = photo.image
         if job.calibration is not None:
             from ar_sudoku.io.calibration import load_named

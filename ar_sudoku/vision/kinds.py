@@ -12,13 +12,19 @@ The model input keeps the ink's **size and position** in the cell (a view of
 the cell plus a margin, never re-centred or re-scaled): candidates are small
 and high in the cell, entries large, off-centre and slanted, print a centred
 font. It is grayscale and contrast-normalised against the page itself, so pen
-and pencil (grey, lighter than print) keep their relative darkness and no
-colour is needed.
+and pencil (grey, lighter than print) keep their relative darkness.
+
+Colour is a second, per-page opinion: people often write in blue (or red)
+ink, and a printer's ink is one colour across the page. When the cells the
+model is sure of show two inks, one for the givens and another for the
+entries, each cell's own ink colour settles given against entry
+(:func:`ink_votes`). A page written in black shows one ink, and the model
+decides alone.
 
 Usage::
 
-    views = cell_views(gray, corners)          # corners TL, TR, BR, BL of the grid
-    kinds = KindReader().read(views)           # CellKinds
+    views, inks = cell_inputs(bgr, corners)    # corners TL, TR, BR, BL of the grid
+    kinds = KindReader().read(views, inks)     # CellKinds
     kinds.kinds, kinds.digits, kinds.given_reading()
 """
 
@@ -43,6 +49,11 @@ N_CLASSES = 20
 BLANK, GIVEN, ENTRY, CANDIDATES = 0, 1, 2, 3
 KIND_CHARS = ".gec"  # the JSON's `cells` characters, indexed by kind code
 INK_SKIP = 0.15  # a cell whose interior never reaches this normalised ink is blank without asking the model
+UNSURE = 0.9  # a cell whose best class is below this is read again at SHIFTS
+SHIFTS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (1, -1), (-1, 1))  # (dy, dx) in view pixels
+INK_PIXELS = 6  # inked pixels (half scale) a cell needs for its ink colour to count
+MIN_SURE = 3  # sure givens and sure entries needed to learn a page's two inks
+TWO_INKS = 0.08  # how far apart (in absorbed-light shares) two inks must be to tell them apart
 
 
 @dataclass(frozen=True)
@@ -54,6 +65,8 @@ class CellKinds:
     ``probs``: softmax over [blank, given 1..9, entry 1..9, candidates].
     ``confidence``: the probability of the chosen class.
     ``candidates``: the pencilled digits per cell, or None when not read (not yet read by this model).
+    ``ink``: the colour's vote per cell, -1 (the givens' ink) .. +1 (the entries' ink), 0 when the
+    page shows one ink or the cell too little (:func:`ink_votes`).
     """
 
     kinds: np.ndarray  # (81,) int8
@@ -61,6 +74,7 @@ class CellKinds:
     probs: np.ndarray  # (81, 20) float32
     confidence: np.ndarray  # (81,) float32
     candidates: list[str] | None = None
+    ink: np.ndarray | None = None  # (81,) float32
 
     @property
     def givens(self) -> str:
@@ -97,11 +111,36 @@ def _paper_level(w: np.ndarray) -> np.ndarray:
     marker stroke; a blur of that follows shadows across the grid at a fraction of
     the cost of a median filter.
     """
-    h, wd = w.shape
+    h, wd = w.shape[:2]
     small = cv2.resize(w, (wd // 4, h // 4), interpolation=cv2.INTER_AREA)
     paper = cv2.dilate(small, np.ones((3, 3), np.uint8))
     paper = cv2.blur(paper, (3, 3))
     return cv2.resize(paper, (wd, h), interpolation=cv2.INTER_LINEAR)
+
+
+def _grid_crop(image: np.ndarray, corners: np.ndarray,
+               lattice: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """The picture's part around the grid, with the corners (and lattice) in its coordinates."""
+    pts = np.float32(lattice).reshape(-1, 2) if lattice is not None else np.asarray(corners, np.float32)
+    x0, y0 = np.floor(pts.min(axis=0)).astype(int) - 4
+    x1, y1 = np.ceil(pts.max(axis=0)).astype(int) + 4
+    h, w = image.shape[:2]
+    x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
+    off = np.float32([x0, y0])
+    return (image[y0:y1, x0:x1], np.asarray(corners, np.float32) - off,
+            None if lattice is None else np.float32(lattice) - off)
+
+
+def _square(img: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None, cell: int, margin: int) -> np.ndarray:
+    """``img`` warped to the grid seen square-on, ``cell`` px a cell and ``margin`` px of page around it."""
+    if lattice is not None:
+        return rectify(img, lattice, cell, margin)
+    side = 9 * cell
+    dst = np.float32([[margin, margin], [margin + side, margin], [margin + side, margin + side],
+                      [margin, margin + side]])
+    m = cv2.getPerspectiveTransform(np.float32(corners), dst)
+    return cv2.warpPerspective(img, m, (side + 2 * margin,) * 2, flags=cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_REPLICATE)
 
 
 def warp_views_grid(gray: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None = None) -> np.ndarray:
@@ -111,42 +150,35 @@ def warp_views_grid(gray: np.ndarray, corners: np.ndarray, lattice: np.ndarray |
     target size, so the warp's bilinear sampling does not skip thin pencil strokes.
     A curled page (``lattice``, its 10x10 crossings) is rectified through its crossings.
     """
-    if lattice is not None:
-        corners = np.float32(lattice).reshape(-1, 2)  # the crop below covers every crossing
-    corners = np.asarray(corners, np.float32)
-    side = 9 * CELL
-    target = side + 2 * MARGIN
-    x0, y0 = np.floor(corners.min(axis=0)).astype(int) - 4
-    x1, y1 = np.ceil(corners.max(axis=0)).astype(int) + 4
-    h, w = gray.shape[:2]
-    x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
-    img = gray[y0:y1, x0:x1]
-    pts = corners - np.float32([x0, y0])
-    span = float(max(np.ptp(corners[:, 0]), np.ptp(corners[:, 1])))
+    img, pts, lat = _grid_crop(gray, corners, lattice)
+    span = float(np.ptp(pts if lat is None else lat.reshape(-1, 2), axis=0).max())
     k = 1.0
-    while span > 3 * side and min(img.shape[:2]) > 8:
+    while span > 3 * 9 * CELL and min(img.shape[:2]) > 8:
         img = cv2.pyrDown(img)
-        pts = pts / 2
         span /= 2
         k *= 2
-    if lattice is not None:
-        return rectify(img, (np.float32(lattice) - np.float32([x0, y0])) / k, CELL, MARGIN)
-    dst = np.float32([[MARGIN, MARGIN], [MARGIN + side, MARGIN], [MARGIN + side, MARGIN + side],
-                      [MARGIN, MARGIN + side]])
-    m = cv2.getPerspectiveTransform(pts, dst)
-    return cv2.warpPerspective(img, m, (target, target), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return _square(img, pts / k, None if lat is None else lat / k, CELL, MARGIN)
 
 
-def cell_views(gray: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None = None) -> np.ndarray:
-    """The model inputs of the 81 cells: (81, VIEW, VIEW) float32, 0 = paper, 1 = typical ink.
+def cell_inputs(image: np.ndarray, corners: np.ndarray,
+                lattice: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+    """The model inputs of the 81 cells, and each cell's ink colour when the picture has colour.
 
-    ``gray`` is the whole picture (uint8), ``corners`` the grid's TL, TR, BR, BL in it. Each
-    view is the cell with a quarter-cell margin of its neighbours, the ink measured against the
-    local paper and scaled by the grid's own ink level (so pencil stays lighter than print).
+    Views: (81, VIEW, VIEW) float32, 0 = paper, 1 = typical ink. ``image`` is the whole picture
+    (grey or BGR uint8), ``corners`` the grid's TL, TR, BR, BL in it. Each view is the cell with a
+    quarter-cell margin of its neighbours, the ink measured against the local paper and scaled by
+    the grid's own ink level (so pencil stays lighter than print).
+
+    Inks: (81, 3) float32, the share of blue, green and red light that the cell's ink absorbs
+    (the page's own paper colour as white; NaN where the cell holds too little ink). Colour needs
+    no fine detail, so it is warped straight to the views' half scale from the grid's crop.
     """
-    if gray.ndim == 3:
-        gray = cv2.cvtColor(gray, cv2.COLOR_BGR2GRAY)
-    w = warp_views_grid(gray, corners, lattice)
+    colour = None
+    if image.ndim == 3:
+        crop, pts, lat = _grid_crop(image, corners, lattice)
+        colour = _square(crop, pts, lat, CELL // 2, MARGIN // 2)
+        image, corners, lattice = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY), pts, lat
+    w = warp_views_grid(image, corners, lattice)
     half = cv2.resize(w, (w.shape[1] // 2, w.shape[0] // 2), interpolation=cv2.INTER_AREA).astype(np.float32)
     diff = _paper_level(half) - half
     # typical ink: a high percentile of the cells' interiors (grid lines are often darker than digits)
@@ -156,10 +188,76 @@ def cell_views(gray: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None
     q = step // 5
     ink = float(np.percentile(inner[:, q: step - q, :, q: step - q], 99.3))
     half = np.clip(diff / max(ink, 12.0), 0.0, 1.5)
-    step = CELL // 2
     s0, s1 = half.strides
     views = np.lib.stride_tricks.as_strided(half, (9, 9, VIEW, VIEW), (step * s0, step * s1, s0, s1))
-    return np.ascontiguousarray(views.reshape(81, VIEW, VIEW), dtype=np.float32)
+    inks = None if colour is None else _cell_inks(colour, 0.3 * max(ink, 12.0))
+    return np.ascontiguousarray(views.reshape(81, VIEW, VIEW), dtype=np.float32), inks
+
+
+def _cell_inks(square: np.ndarray, level: float) -> np.ndarray:
+    """Per cell, the mean colour its ink absorbs, as shares of (B, G, R) summing to 1 (NaN: little ink).
+
+    ``square`` is the grid in colour at the views' half scale; ink is where some channel loses
+    ``level`` (30% of the grid's typical ink in grey): a blue pen that is pale in grey still takes
+    most of the red light.
+    """
+    f = square.astype(np.float32)
+    absorbed = cv2.max(_paper_level(f) - f, 0.0)
+    step, m = CELL // 2, MARGIN // 2
+    q = step // 6  # the cell's interior, clear of its grid lines
+    n = step - 2 * q
+    a = absorbed[m: m + 9 * step, m: m + 9 * step].reshape(9, step, 9, step, 3)[:, q: q + n, :, q: q + n]
+    inked = a.max(axis=4) >= level
+    total = np.einsum("aybxc,aybx->abc", a, inked.astype(np.float32)).reshape(81, 3)
+    count = inked.sum(axis=(1, 3)).reshape(81)
+    shares = total / np.maximum(total.sum(axis=1, keepdims=True), 1e-6)
+    shares[count < INK_PIXELS] = np.nan
+    return shares.astype(np.float32)
+
+
+def cell_views(image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None = None) -> np.ndarray:
+    """The model inputs of the 81 cells alone (see :func:`cell_inputs`)."""
+    if image.ndim == 3:
+        image = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    return cell_inputs(image, corners, lattice)[0]
+
+
+def ink_votes(probs: np.ndarray, inks: np.ndarray, sure: float = 0.9) -> np.ndarray:
+    """Per cell, what its ink colour says: -1 the givens' ink, +1 the entries' ink, 0 nothing.
+
+    The page's two inks are learnt from the cells the model is sure of (at least ``MIN_SURE``
+    givens and as many entries). They count as two inks only when their colours lie apart by
+    ``TWO_INKS`` and by several times their own spread; a page written in black, or in the
+    printer's own blue, gets no votes. A cell votes when its ink is clearly nearer one of them.
+    """
+    votes = np.zeros(len(probs), np.float32)
+    valid = ~np.isnan(inks).any(axis=1)
+    given = valid & (probs[:, 1:10].sum(axis=1) >= sure)
+    entry = valid & (probs[:, 10:19].sum(axis=1) >= sure)
+    if given.sum() < MIN_SURE or entry.sum() < MIN_SURE:
+        return votes
+    mg, me = np.median(inks[given], axis=0), np.median(inks[entry], axis=0)
+    apart = float(np.linalg.norm(mg - me))
+    spread = float(np.median(np.linalg.norm(inks[given] - mg, axis=1))
+                   + np.median(np.linalg.norm(inks[entry] - me, axis=1)))
+    if apart < TWO_INKS or apart < 3 * spread:
+        return votes
+    dg = np.linalg.norm(inks[valid] - mg, axis=1)
+    de = np.linalg.norm(inks[valid] - me, axis=1)
+    x = (dg - de) / apart  # -1 at the givens' ink, +1 at the entries'
+    votes[valid] = np.where(np.abs(x) >= 0.5, np.sign(x), 0.0)
+    return votes
+
+
+def apply_votes(probs: np.ndarray, votes: np.ndarray) -> np.ndarray:
+    """Probabilities with each voting cell's given/entry mass moved to the kind its ink says, digit by digit."""
+    out = probs.copy()
+    to_entry, to_given = votes > 0, votes < 0
+    out[to_entry, 10:19] += out[to_entry, 1:10]
+    out[to_entry, 1:10] = 0.0
+    out[to_given, 1:10] += out[to_given, 10:19]
+    out[to_given, 10:19] = 0.0
+    return out
 
 
 def ink_scores(views: np.ndarray) -> np.ndarray:
@@ -210,17 +308,44 @@ class KindReader:
         e = np.exp(logits - logits.max(axis=1, keepdims=True))
         return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
 
-    def read(self, views: np.ndarray) -> CellKinds:
-        """Kinds of the 81 cells from :func:`cell_views`: one model call for the cells that hold ink."""
+    def second_look(self, views: np.ndarray, probs: np.ndarray) -> np.ndarray:
+        """The doubtful cells read again at ``SHIFTS`` and the readings averaged (log-probabilities).
+
+        A handwritten 4 or 9 that the model half-believes often flips with the view shifted by a
+        pixel; the geometric mean over nine nearly equal views is steadier. Only cells whose best
+        class is below ``UNSURE`` are re-read (about 7 of 80 on a written page), so it costs little.
+        """
+        unsure = np.flatnonzero(probs.max(axis=1) < UNSURE)
+        if not len(unsure):
+            return probs
+        v = views[unsure]
+        shifted = np.concatenate([np.roll(v, s, axis=(1, 2)) for s in SHIFTS])
+        p = self.probabilities(shifted).reshape(len(SHIFTS), len(v), -1)
+        logp = (np.log(p + 1e-6).sum(axis=0) + np.log(probs[unsure] + 1e-6)) / (len(SHIFTS) + 1)
+        e = np.exp(logp - logp.max(axis=1, keepdims=True))
+        out = probs.copy()
+        out[unsure] = e / e.sum(axis=1, keepdims=True)
+        return out
+
+    def read(self, views: np.ndarray, inks: np.ndarray | None = None) -> CellKinds:
+        """Kinds of the 81 cells from :func:`cell_inputs`: one model call for the cells that hold ink.
+
+        With ``inks`` (a colour picture), the page's two inks, if it shows two, settle given against entry.
+        """
         probs = np.zeros((len(views), N_CLASSES), np.float32)
         probs[:, 0] = 1.0
         idx = np.flatnonzero(ink_scores(views) > INK_SKIP)
         if len(idx):
-            probs[idx] = self.probabilities(views[idx])
+            probs[idx] = self.second_look(views[idx], self.probabilities(views[idx]))
+        votes = None
+        if inks is not None:
+            votes = ink_votes(probs, inks)
+            probs = apply_votes(probs, votes)
         kinds, digits, conf = decide(probs)
-        return CellKinds(kinds, digits, probs, conf)
+        return CellKinds(kinds, digits, probs, conf, ink=votes)
 
 
-def read_kinds(gray: np.ndarray, corners: np.ndarray, reader: KindReader) -> CellKinds:
-    """Cells of one grid in one call: views, then the model."""
-    return reader.read(cell_views(gray, corners))
+def read_kinds(image: np.ndarray, corners: np.ndarray, reader: KindReader,
+               lattice: np.ndarray | None = None) -> CellKinds:
+    """Cells of one grid in one call: views (and inks, from a colour picture), then the model."""
+    return reader.read(*cell_inputs(image, corners, lattice))

@@ -16,7 +16,7 @@ from ar_sudoku.sudoku.written import Written, from_kinds
 from ar_sudoku.vision.cells import CELL, cut_cells, warp_grid
 from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.grid import find_grid, to_gray
-from ar_sudoku.vision.kinds import CANDIDATES, ENTRY, CellKinds, KindReader, cell_views
+from ar_sudoku.vision.kinds import CANDIDATES, ENTRY, CellKinds, KindReader, cell_inputs
 from ar_sudoku.vision.lattice import rectify, rotate
 
 CONFIDENT = 0.9  # a reading whose weakest inked cell is above this is not re-read rotated
@@ -102,14 +102,17 @@ DOUBT = 0.1  # an entry read as d, where the solution's digit has this share of 
 def written_part(givens: str, kinds: CellKinds, printed: Reading, solution: str | None = None) -> Written:
     """Entries and pencil marks around the givens the rules settled on.
 
-    An entry needs a digit-sized blob that the digit model's cutter also saw, or
-    a confident reading (faint pencil): a smudge or show-through in an empty cell
-    is not taken for a (wrong) entry. And a mistake is only claimed when the
+    An entry needs a digit-sized blob that the digit model's cutter also saw, a
+    confident reading (faint pencil), or the entries' own ink colour: a smudge or
+    show-through in an empty cell is not taken for a (wrong) entry. And a mistake is only claimed when the
     reading is sure of it: most people write the right digit, so an entry whose
     reading leaves the solution's digit a fair chance (``DOUBT``) is taken as
     that digit rather than flagged.
     """
-    seen = (printed.probs[:, 0] < 0.5) | (kinds.probs[:, 10:19].sum(axis=1) >= 0.9)
+    p_entry = kinds.probs[:, 10:19].sum(axis=1)
+    seen = (printed.probs[:, 0] < 0.5) | (p_entry >= 0.9)
+    if kinds.ink is not None:
+        seen |= (kinds.ink > 0) & (p_entry >= 0.5)
     letters = "".join("." if ch == "e" and not seen[i] else ch for i, ch in enumerate(kinds.cells))
     read = kinds.digits.copy()
     if solution:
@@ -146,7 +149,7 @@ def process_image(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
     written = None
     result = None
     if kinds is not None:
-        cell_kinds = kinds.read(cell_views(gray, corners, bent))
+        cell_kinds = kinds.read(*cell_inputs(image, corners, bent))
         printed, reading = reading, fuse(reading, cell_kinds)
         if reading is not printed and not _sure_of_writing(cell_kinds):
             # a few doubtful "entries" on what may be a clean printed page: if the page read as all print

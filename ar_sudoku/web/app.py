@@ -175,10 +175,10 @@ class WebApp:
         return overrides, show  # type: ignore[return-value]
 
     def _analyse(self, data: bytes, overrides: dict[int, int], show: Mode,
-                 color: bool) -> tuple[PhotoAnalysis, Any]:
+                 full: bool) -> tuple[PhotoAnalysis, Any]:
         """Decode and read one photo (a worker thread); ``ms`` counts from the bytes in memory, as the CLI's."""
         t0 = time.perf_counter()
-        photo = decode_upload(data, color=color, max_pixels=self.cfg.max_pixels)
+        photo = decode_upload(data, full=full, max_pixels=self.cfg.max_pixels)
         done = analyse(photo.image, self.reader, kinds=self.kinds, timeout=self.cfg.timeout, overrides=overrides,
                        show=show, scale=photo.scale)
         done = replace(done, result=replace(done.result, ms=(time.perf_counter() - t0) * 1e3))

@@ -96,14 +96,14 @@ def sniff(data: bytes) -> Header:
     return Header("")
 
 
-def decode_upload(data: bytes, *, color: bool, max_pixels: int) -> Photo:
+def decode_upload(data: bytes, *, full: bool, max_pixels: int) -> Photo:
     """Check and decode an uploaded image, as ``ar-sudoku image`` would decode the same file."""
     head = sniff(data)
     if head.width * head.height > max_pixels:
         raise UploadError(413, f"the image is {head.width}×{head.height} pixels; "
                                f"at most {max_pixels / 1e6:.0f} megapixels are read")
     try:
-        photo = decode_image(data, color=color)
+        photo = decode_image(data, full=full)
     except ImageError as exc:
         why = f"the {head.kind.upper()} is truncated or corrupt" if head.kind else \
             "not an image (send a JPEG, PNG, WebP, BMP or TIFF)"
@@ -128,4 +128,4 @@ def parse_sets(items: list[str]) -> dict[int, int]:
 
 def frame_array(data: bytes, max_pixels: int) -> np.ndarray:
     """A live frame (a JPEG from the page) as a BGR array."""
-    return decode_upload(data, color=True, max_pixels=max_pixels).image
+    return decode_upload(data, full=True, max_pixels=max_pixels).image
