@@ -13,7 +13,7 @@ from ar_sudoku.ar.session import ARSession
 from ar_sudoku.cli import main
 from ar_sudoku.io.sinks import VideoSink
 from ar_sudoku.io.sources import open_source
-from ar_sudoku.sudoku.written import Written, from_kinds
+from ar_sudoku.sudoku.written import Written, from_kinds, settle
 from ar_sudoku.vision.kinds import KindReader
 from ar_sudoku.vision.synth import background, page, place, quad
 
@@ -97,6 +97,26 @@ def _frame(entries: dict[int, str], pen: dict[str, np.ndarray], size=(1280, 720)
     if hand:
         cv2.ellipse(f, (700, 420), (160, 90), -25, 0, 360, (120, 150, 205), -1)
     return f, q
+
+
+def test_entries_settle_givens_that_leave_several_solutions():
+    """A given misread as an entry leaves the puzzle open; the person's right entries close it again."""
+    from ar_sudoku.sudoku.solver import count_solutions, parse_line
+
+    givens = [i for i, ch in enumerate(EASY) if ch != "."]
+    for drop in givens:  # find a given whose loss opens the puzzle
+        open_ = EASY[:drop] + "." + EASY[drop + 1:]
+        if count_solutions(parse_line(open_), 2).count > 1:
+            break
+    else:
+        pytest.skip("every single given of EASY is redundant")
+    blanks = [i for i, ch in enumerate(EASY) if ch == "."]
+    entries = [(drop, EASY[drop])] + [(i, EASY_SOLUTION[i]) for i in blanks[:10]]
+    solution, used = settle(open_, entries)
+    assert solution == EASY_SOLUTION and used[0] == drop
+    wrong = [(i, str(int(EASY_SOLUTION[i]) % 9 + 1)) for i in blanks]  # all wrong: nothing settles it
+    found = settle(open_, wrong)
+    assert found is None or found[0] != EASY_SOLUTION
 
 
 def test_a_photo_with_entries_is_solved_from_its_givens_and_a_mistake_is_marked(tmp_path, capsys, hand):

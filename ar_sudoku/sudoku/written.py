@@ -9,9 +9,10 @@ rules outright, named with their unit as givens are.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
-from ar_sudoku.sudoku.solver import parse_line, validate
+from ar_sudoku.sudoku.solver import count_solutions, parse_line, validate
 
 NAMES = tuple(f"r{i // 9 + 1}c{i % 9 + 1}" for i in range(81))
 
@@ -77,3 +78,29 @@ def from_kinds(givens: str, kinds: str, digits: str) -> Written:
             cells.append(".")
             entries.append(".")
     return Written("".join(cells), "".join(entries))
+
+
+def settle(givens: str, entries: list[tuple[int, str]], timeout: float = 0.3) -> tuple[str, tuple[int, ...]] | None:
+    """A unique solution for givens that leave several, chosen by the person's own entries.
+
+    A printed given misread as an entry leaves the puzzle open. Most entries are right, so
+    ``entries`` ((cell, digit), surest first) are added to the givens one by one, each only if
+    the puzzle keeps a solution, until one solution is left. Returns it with the cells it took,
+    or None when the entries do not settle it within ``timeout`` seconds.
+    """
+    grid = list(givens)
+    used: list[int] = []
+    deadline = time.perf_counter() + timeout
+    for i, d in entries:
+        if grid[i] not in ".0" or time.perf_counter() > deadline:
+            continue
+        trial = grid.copy()
+        trial[i] = d
+        found = count_solutions(parse_line("".join(trial)), 2, max(0.01, deadline - time.perf_counter()))
+        if not found.complete or found.count == 0:
+            continue
+        grid = trial
+        used.append(i)
+        if found.count == 1:
+            return found.first, tuple(used)
+    return None

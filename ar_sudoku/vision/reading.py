@@ -8,11 +8,12 @@ in, a frozen :class:`BoardResult` out (the rules themselves are in
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import numpy as np
 
 from ar_sudoku.sudoku.rules import BoardResult, Reading, check_reading
-from ar_sudoku.sudoku.written import Written, from_kinds
+from ar_sudoku.sudoku.written import NAMES, Written, from_kinds, settle
 from ar_sudoku.vision.cells import CELL, cut_cells, warp_grid
 from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.grid import find_grid, to_gray
@@ -127,6 +128,26 @@ def written_part(givens: str, kinds: CellKinds, printed: Reading, solution: str 
     return Written(w.cells, w.entries, kinds.candidates and tuple(kinds.candidates))
 
 
+def _settled(result: BoardResult, kinds: CellKinds, sure: float = 0.9) -> BoardResult:
+    """A reading whose givens leave several solutions, settled by the person's sure entries if they can.
+
+    The settled solution must agree with nearly all sure entries; when many disagree, a printed
+    given was misread, and the reading keeps saying that it has several solutions.
+    """
+    p_entry = kinds.probs[:, 10:19].sum(axis=1)
+    order = [int(i) for i in np.argsort(-p_entry) if kinds.kinds[i] == ENTRY and p_entry[i] >= sure]
+    found = settle(result.givens or "", [(i, str(kinds.digits[i])) for i in order])
+    if found is None:
+        return result
+    solution, used = found
+    wrong = sum(solution[i] != str(kinds.digits[i]) for i in order)
+    if wrong > max(2, len(order) // 10):  # the entries disagree with it: a given itself is misread
+        return result
+    note = ("the printed givens leave several solutions; your entries in "
+            + ", ".join(NAMES[i] for i in used) + " settle it")
+    return replace(result, solution=solution, message=note)
+
+
 def process_image(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
                   overrides: dict[int, int] | None = None, kinds: KindReader | None = None) -> BoardResult:
     """Grid, digits, rules, solution for one picture (no drawing, no I/O).
@@ -160,6 +181,8 @@ def process_image(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
                 result = first
     if result is None:
         result = check_reading(reading, timeout, overrides=overrides)
+        if kinds is not None and result.status == "solved" and "several solutions" in result.message:
+            result = _settled(result, cell_kinds)
     message = result.message
     if kinds is not None and result.givens:
         written = written_part(result.givens, cell_kinds, printed, result.solution)
