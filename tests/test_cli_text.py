@@ -107,3 +107,16 @@ def test_an_internal_error_is_one_line_not_a_traceback(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert "internal error (RuntimeError: something we did not expect)" in err and "Traceback" not in err
     assert err.count("\n") == 1
+
+
+def test_output_cut_short_by_head_stops_quietly():
+    """`ar-sudoku solve many | head -1`: exit 0, no "internal error", no traceback."""
+    import subprocess
+    import sys
+
+    puzzles = "\n".join([EASY] * 4000)  # more than a pipe holds, so the write does break
+    cmd = f"{sys.executable} -m ar_sudoku solve - | head -1"
+    done = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], input=puzzles, capture_output=True, text=True,
+                          timeout=120)
+    assert done.stdout.strip() and "internal error" not in done.stderr and "Traceback" not in done.stderr
+    assert done.returncode == 0, done.stderr

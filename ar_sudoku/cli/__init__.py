@@ -81,6 +81,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("ar-sudoku: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # the reader of our output went away (`| head`): run() stops quietly
+        raise
     except Exception as exc:  # a bug of ours: one line for the user, the traceback on request
         if os.environ.get("AR_SUDOKU_DEBUG"):
             raise
