@@ -54,7 +54,7 @@ from ar_sudoku.sudoku.written import Written
 from ar_sudoku.vision.cells import quick_ink
 from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.grid import find_grid, to_gray
-from ar_sudoku.vision.kinds import CellKinds, KindReader, cell_views
+from ar_sudoku.vision.kinds import CellKinds, KindReader, cell_inputs
 from ar_sudoku.vision.lattice import from_corners, rotate
 from ar_sudoku.vision.reading import fuse, read_grid, read_oriented, written_part
 from ar_sudoku.vision.tracker import GridTracker
@@ -293,7 +293,8 @@ class ARSession:
             reading = read_grid(gray, corners, self.reader, self.lattice)
         self.cell_kinds = None
         if self.kinds is not None and self.oriented:
-            self.cell_kinds = self.kinds.read(cell_views(gray, corners, self.lattice))
+            # the colour frame: a pen's own ink tells entries from print (kinds.ink_votes)
+            self.cell_kinds = self.kinds.read(*cell_inputs(self._frame, corners, self.lattice))
             self.printed = reading
             reading = fuse(reading, self.cell_kinds)
         return corners, reading
