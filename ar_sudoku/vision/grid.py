@@ -19,7 +19,16 @@ import cv2
 import imutils
 import numpy as np
 
-from ar_sudoku.vision.lattice import bend_of, coons_from_outline, corners_of, from_corners, rectify, refine
+from ar_sudoku.vision.lattice import (
+    align,
+    bend_of,
+    check_sides,
+    coons_from_outline,
+    corners_of,
+    from_corners,
+    rectify,
+    refine,
+)
 
 WORK_SIZE = 640  # long side of the image the search runs on
 PROBE = 20  # pixels per cell in the structure test
@@ -28,7 +37,8 @@ CLEAR_SCORE = 0.45  # a structure score above this needs no second opinion
 
 BENT = 0.15  # cells: a lattice this far from the flat grid of its corners is read and drawn as curled
 CURLED_TRIES = 3  # the largest outlines that are tried as curled grids when no flat one is clear
-MAX_BEND = 1.0  # cells: a "curled" fit further than this from flat is a wrong fit, not a page
+MAX_BEND = 1.4  # cells: a "curled" fit further than this from flat is a wrong fit, not a page
+MIN_FILL = 0.45  # a curled outline's lattice must find ten lines in a band this well (grids 0.5+, print 0.4-)
 
 
 @dataclass(frozen=True)
@@ -216,7 +226,7 @@ def _best_quad(mask: np.ndarray, probe: np.ndarray, min_score: float, area_min: 
 
 
 def _best_curled(mask: np.ndarray, probe: np.ndarray, min_score: float, area_min: float,
-                 flat: GridQuad | None) -> GridQuad | None:
+                 flat: GridQuad | None, allow_cut: bool = False) -> GridQuad | None:
     """A curled page, tried when no flat grid is clear: the largest outlines fitted as lattices.
 
     An outline on the picture's edge is not tried (its cut side would bend the fit), and when a
@@ -224,7 +234,7 @@ def _best_curled(mask: np.ndarray, probe: np.ndarray, min_score: float, area_min
     """
     best = None
     for contour, quad in _outlines(mask, area_min, allow_cut=True)[:CURLED_TRIES]:
-        if _cut_by_frame(quad, mask.shape, tol=2.0) or _touches_frame(quad, mask.shape):
+        if not allow_cut and (_cut_by_frame(quad, mask.shape, tol=2.0) or _touches_frame(quad, mask.shape)):
             continue
         curled = _curled(contour, quad, probe)
         if curled is None or curled.score < min_score or bend_of(curled.lattice) > MAX_BEND:
@@ -252,9 +262,18 @@ def _curled(contour: np.ndarray, quad: np.ndarray, probe: np.ndarray) -> GridQua
     guess = coons_from_outline(contour.reshape(-1, 2), quad)
     if guess is None:
         return None
-    lattice, contrast = refine(probe, guess, cell=PROBE)
+    aligned, fill = align(probe, guess, PROBE)
+    if fill < MIN_FILL:  # no comb of ten lines in most bands: no grid (and no time spent fitting one)
+        return None
+    lattice, contrast = refine(probe, aligned, cell=PROBE)
     if contrast <= 0:
         return None
+    # an outer line off the inner lines' trend (a rule or page edge beside the border): fitted again from it
+    lattice, changed = check_sides(lattice)
+    if changed:
+        lattice, contrast = refine(probe, lattice, cell=PROBE, reach=0.15)
+        if contrast <= 0:
+            return None
     corners = corners_of(lattice)
     return GridQuad(corners, structure_score(probe, corners, lattice), lattice)
 
@@ -342,7 +361,7 @@ def find_grid(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.02
     if found is None:
         found = _from_pieces(binary, small, min_score, area_min)
     if found is None or found.score < CLEAR_SCORE:
-        curled = _best_curled(binary, small, min_score, area_min, found)
+        curled = _best_curled(binary, small, min_score, area_min, found, allow_cut)
         if curled is not None and (allow_cut or not _cut_by_frame(curled.corners, small.shape)):
             found = curled
     if found is None:

@@ -177,6 +177,104 @@ def _smooth(y: np.ndarray, w: np.ndarray) -> np.ndarray:
     return coef @ _AT.T
 
 
+def _sample(src: np.ndarray, lattice: np.ndarray, cell: int) -> tuple[np.ndarray, np.ndarray, float]:
+    """``src`` halved while the lattice's cells are twice ``cell`` or more; returns (picture, lattice, factor).
+
+    Sampling near 1:1 averages a thin line into the rectified image instead of letting it fall between
+    two samples.
+    """
+    k = 1.0
+    size = float(np.linalg.norm(lattice[0, 0] - lattice[9, 9])) / (9 * 2**0.5)
+    while size / k >= 2 * cell and min(src.shape[:2]) > 64:
+        src, k = cv2.pyrDown(src), 2 * k
+    return src, lattice.astype(np.float32) / k, k
+
+
+def _move(mx: np.ndarray, my: np.ndarray, shift: np.ndarray, cell: int, margin: int) -> np.ndarray:
+    """The crossings of lines shifted in the rectified frame (``shift``: (2, 10, 10) px, [dv | du][line][crossing]),
+    taken back to the picture through the rectifying maps."""
+    ys = (margin + np.arange(N)[:, None] * cell + shift[0]).astype(np.float32)
+    xs = (margin + np.arange(N)[None, :] * cell + shift[1].T).astype(np.float32)
+    return np.stack([cv2.remap(mx, xs, ys, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE),
+                     cv2.remap(my, xs, ys, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)], axis=-1)
+
+
+_STEPS = np.arange(-1.2, 1.2001, 0.1)  # cells: where the first and the last line of a family may be
+_E0, _E9 = (a.ravel() for a in np.meshgrid(_STEPS, _STEPS, indexing="ij"))
+_PAIRS = (np.abs(_E0) + np.abs(_E9) <= 1.5) & (np.abs(_E0 - _E9) <= 1.5)
+_E0, _E9 = _E0[_PAIRS], _E9[_PAIRS]
+_MOVE = np.abs(_E0) + np.abs(_E9)
+
+
+def align(gray: np.ndarray, lattice: np.ndarray, cell: int = 20) -> tuple[np.ndarray, float]:
+    """Correct a lattice whose lines are off by up to about a cell, as a wrong side of the outline leaves it.
+
+    An outline that ran along an inner line (a gap in a faint border) or over print beside the grid bends
+    one fitted side; the Coons patch blends the sides linearly, so across every band of the lattice the
+    error grows linearly from one side to the other. So per band (each segment between crossings, for
+    either family) the ten lines are searched together as an evenly stretched comb: where its first and
+    last teeth sit, within +-1.2 cells, is what puts most ink under all ten. The two ends are then
+    smoothed along the lattice (a weighted cubic, outliers dropped), which leaves ``refine`` within reach.
+    Returns (lattice, fill): how full the best combs are, the median over the bands of their ink as a
+    share of ten capped lines (near 1 on a grid; text, a photo or a page edge leave it low).
+    """
+    src, lat, k = _sample(gray, lattice, cell)
+    margin = int(np.ceil((_STEPS[-1] + 0.1) * cell))  # room for the farthest comb
+    mx, my = dense_map(lat, cell, margin)
+    img = cv2.remap(src, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    ink = 255.0 - img.astype(np.float32)
+    ink -= cv2.blur(ink, (cell + 1, cell + 1))
+    lo, hi = cell // 10, cell - cell // 10
+    teeth = np.arange(N) / 9.0
+    pos = margin + (np.arange(N) * cell)[None, :] + cell * (_E0[:, None] + (_E9 - _E0)[:, None] * teeth[None, :])
+    i0 = np.floor(pos).astype(int)
+    f = (pos - i0)[..., None]
+    ends = np.zeros((2, 2, 9))  # [family][first | last][segment]
+    weight = np.zeros((2, 9))
+    fill = np.zeros((2, 9))
+    for d, view in enumerate((ink, ink.T)):
+        seg = view[:, margin : margin + 9 * cell].reshape(view.shape[0], 9, cell)[:, :, lo:hi]
+        prof = np.partition(seg, seg.shape[2] // 4, axis=2)[:, :, seg.shape[2] // 4]  # (side, 9)
+        # each tooth counts up to a cap: ten ordinary lines outweigh one strong rule or page edge beside
+        # the grid; a faint tie goes to the smaller move
+        cap = 0.5 * np.partition(prof, int(0.95 * len(prof)), axis=0)[int(0.95 * len(prof))]
+        prof = np.clip(prof, 0.0, cap)
+        score = ((1 - f) * prof[i0] + f * prof[i0 + 1]).sum(axis=1) - 0.1 * cap * _MOVE[:, None]  # (combs, 9)
+        best = score.argmax(axis=0)
+        ends[d, 0], ends[d, 1] = _E0[best], _E9[best]
+        weight[d] = score.max(axis=0) - np.median(score, axis=0)
+        fill[d] = score.max(axis=0) / np.maximum(N * cap, 1e-6)
+    smooth = _smooth(ends.reshape(4, 9), np.repeat(weight, 2, axis=0))  # (4, 10): at the crossings
+    first, last = smooth.reshape(2, 2, N)[:, 0], smooth.reshape(2, 2, N)[:, 1]  # (family, crossing)
+    shift = (first[:, None, :] + (last - first)[:, None, :] * teeth[None, :, None]) * cell  # [family][line][crossing]
+    return _move(mx, my, shift, cell, margin) * k, float(np.median(fill))
+
+
+def check_sides(lattice: np.ndarray, tol: float = 0.2) -> tuple[np.ndarray, bool]:
+    """Outer lines that leave the trend of the three inner lines next to them, put back on that trend.
+
+    A grid's lines are nearly evenly spaced, and their spacing changes smoothly (perspective, a bow), so
+    each outer line sits where the quadratic through its three inner neighbours extrapolates. A rule,
+    a page edge or a headline just outside the border (a third of a cell away, say) can take the place
+    of the border line in a fit, or part of it: its spacing to the next line is then a cell and a third.
+    Such a side (four crossings or more further than ``tol`` of a cell from the trend) is replaced by the
+    extrapolation, for ``refine`` to fit again.
+    Returns (lattice, whether a side was replaced).
+    """
+    lat = lattice.astype(np.float32).copy()
+    changed = False
+    for k in range(4):  # each side in turn on top
+        turned = rotate(lat, k)
+        guess = 3 * turned[1] - 3 * turned[2] + turned[3]
+        cell = np.linalg.norm(turned[1] - turned[2], axis=1)
+        miss = np.sort(np.linalg.norm(turned[0] - guess, axis=1) / np.maximum(cell, 1e-6))
+        if float(miss[N // 2 + 1]) > tol:  # four crossings or more off: the line left its side there
+            turned[0] = guess
+            lat = rotate(turned, -k)
+            changed = True
+    return lat, changed
+
+
 def refine(gray: np.ndarray, lattice: np.ndarray, cell: int = 24, reach: float = 0.3,
            rounds: int = 2) -> tuple[np.ndarray, float]:
     """Move every crossing onto the lines the picture shows near it; returns (lattice, line contrast).
@@ -185,14 +283,7 @@ def refine(gray: np.ndarray, lattice: np.ndarray, cell: int = 24, reach: float =
     how much the lattice looks like a grid; it is 0 where no line was found.
     """
     margin = cell
-    lat = lattice.astype(np.float32)
-    # sample near 1:1: halve the picture while its cells are twice ``cell`` or more, so a thin line is
-    # averaged into the rectified image instead of falling between two samples
-    src, k = gray, 1.0
-    size = float(np.linalg.norm(lat[0, 0] - lat[9, 9])) / (9 * 2**0.5)
-    while size / k >= 2 * cell and min(src.shape[:2]) > 64:
-        src, k = cv2.pyrDown(src), 2 * k
-    lat = lat / k
+    src, lat, k = _sample(gray, lattice, cell)
     contrast = 0.0
     for _ in range(rounds):
         mx, my = dense_map(lat, cell, margin)
@@ -205,11 +296,5 @@ def refine(gray: np.ndarray, lattice: np.ndarray, cell: int = 24, reach: float =
         shift = _smooth(off.reshape(2 * N, 9) / cell, strength.reshape(2 * N, 9))
         shift = (np.clip(shift, -reach, reach) * cell).reshape(2, N, N)  # [dv | du][line][crossing]
         # crossing (i, j): horizontal line i shifted at column j, vertical line j shifted at row i
-        ys = margin + np.arange(N)[:, None] * cell + shift[0]
-        xs = margin + np.arange(N)[None, :] * cell + shift[1].T
-        new = np.stack([cv2.remap(mx, xs.astype(np.float32), ys.astype(np.float32), cv2.INTER_LINEAR,
-                                  borderMode=cv2.BORDER_REPLICATE),
-                        cv2.remap(my, xs.astype(np.float32), ys.astype(np.float32), cv2.INTER_LINEAR,
-                                  borderMode=cv2.BORDER_REPLICATE)], axis=-1)
-        lat = new.astype(np.float32)
+        lat = _move(mx, my, shift, cell, margin).astype(np.float32)
     return lat * k, contrast

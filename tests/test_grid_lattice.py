@@ -1,0 +1,65 @@
+"""The lattice's own repairs: a wrong side of the outline (align) and a rule beside the border (check_sides)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from conftest import EASY
+
+from ar_sudoku.vision import grid as G
+from ar_sudoku.vision import lattice as L
+from ar_sudoku.vision.synth import background, bend, page, place, quad
+
+
+def _bent(bow: float = 0.05, size=(640, 480)):
+    img, corners = page(EASY, seed=3)
+    q = quad((size[0] / 2, size[1] / 2), 0.7 * size[1], 3, 0.04)
+    flat = place(img, corners, q, background(size, 3), blur=0.6)
+    return bend(flat, q, bow, lean=0.06, axis=0)
+
+
+def test_align_brings_a_lattice_with_a_wrong_side_back_within_reach():
+    image, truth = _bent()
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    cell = float(np.linalg.norm(truth[0, 0] - truth[9, 9])) / (9 * 2**0.5)
+    # the right side fitted on the inner line next to it, as an outline through a gap in the border does:
+    # the error grows linearly across the lattice, to most of a cell
+    wrong = truth.copy()
+    wrong[..., 0] -= 0.8 * cell * (np.arange(10) / 9.0)[None, :]
+    assert np.abs(wrong - truth).max() > 0.7 * cell
+    fixed, fill = L.align(gray, wrong, G.PROBE)
+    assert fill > G.MIN_FILL
+    assert np.linalg.norm(fixed - truth, axis=2).max() < 0.2 * cell
+    lattice, _ = L.refine(gray, fixed, cell=G.PROBE)
+    assert np.median(np.linalg.norm(lattice - truth, axis=2)) < 1.0
+
+
+def test_align_finds_no_comb_in_plain_print():
+    back = cv2.cvtColor(background((640, 480), 5), cv2.COLOR_BGR2GRAY)
+    guess = L.from_corners(np.float32([[150, 80], [490, 90], [500, 420], [140, 410]]))
+    assert L.align(back, guess, G.PROBE)[1] < G.MIN_FILL
+
+
+def test_check_sides_puts_an_outer_line_back_on_the_inner_lines_trend():
+    _, truth = _bent()
+    cell = float(np.linalg.norm(truth[0, 0] - truth[9, 9])) / (9 * 2**0.5)
+    same, changed = L.check_sides(truth)
+    assert not changed and np.allclose(same, truth)
+    on_rule = truth.copy()
+    on_rule[0, :, 1] -= 0.35 * cell  # the top line taken by a rule a third of a cell above the border
+    fixed, changed = L.check_sides(on_rule)
+    assert changed
+    assert np.abs(fixed[0] - truth[0]).max() < 0.1 * cell and np.array_equal(fixed[1:], truth[1:])
+
+
+def test_a_curled_grid_beside_a_rule_is_fitted_to_its_border():
+    image, truth = _bent(0.06)
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    # a thick rule a third of a cell above the top border, as a newspaper's section heading
+    rule = truth[0] + (truth[0] - truth[1]) * 0.33
+    cv2.polylines(gray, [np.round(rule).astype(np.int32)], False, 30, 5)
+    q = G.find_grid(gray)
+    assert q is not None and q.bent
+    err = min((np.linalg.norm(L.rotate(q.crossings(), k) - truth, axis=2) for k in range(4)),
+              key=lambda e: float(e.mean()))
+    assert np.percentile(err, 95) < 3.0
