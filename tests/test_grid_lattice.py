@@ -1,10 +1,10 @@
-"""The lattice's own repairs: a wrong side of the outline (align) and a rule beside the border (check_sides)."""
+"""The lattice's own repairs (a wrong side of the outline, a rule beside the border) and a shadowed page."""
 
 from __future__ import annotations
 
 import cv2
 import numpy as np
-from conftest import EASY
+from conftest import EASY, SHARED, need
 
 from ar_sudoku.vision import grid as G
 from ar_sudoku.vision import lattice as L
@@ -63,3 +63,15 @@ def test_a_curled_grid_beside_a_rule_is_fitted_to_its_border():
     err = min((np.linalg.norm(L.rotate(q.crossings(), k) - truth, axis=2) for k in range(4)),
               key=lambda e: float(e.mean()))
     assert np.percentile(err, 95) < 3.0
+
+
+def test_a_grid_half_in_a_hands_shadow_is_found():
+    """A real 12 MP photo whose lower rows lie in a shadow: the shadow's edge, thresholded, joined the
+    border to the page's edge and no outline was a grid; the page is now read with its shading divided out."""
+    photo = need(SHARED / "handwritten-photos" / "images" / "02_22_honor_view_10_1.jpg")
+    image = cv2.imread(str(photo), cv2.IMREAD_REDUCED_GRAYSCALE_2)
+    found = G.find_grid(image)
+    assert found is not None
+    # the dataset's corners (metadata.csv), halved: TL (1414, 560), TR (3739, 510), BR (3960, 2983), BL (1259, 2980)
+    truth = np.float32([[1414, 560], [3739, 510], [3960, 2983], [1259, 2980]]) / 2
+    assert np.abs(found.corners - truth).max() < 25  # about a fifth of a cell

@@ -100,6 +100,13 @@ def binarize(gray: np.ndarray, c: float = 7) -> np.ndarray:
     return cv2.adaptiveThreshold(blur, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, c)
 
 
+def unshade(gray: np.ndarray) -> np.ndarray:
+    """The page with its shading divided out: a closing wider than any stroke is the paper's own light."""
+    side = max(9, (min(gray.shape[:2]) // 32) | 1)
+    paper = cv2.morphologyEx(gray, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (side, side)))
+    return cv2.divide(gray, paper, scale=200)
+
+
 def long_lines(binary: np.ndarray) -> np.ndarray:
     """Only the long horizontal and vertical strokes: cuts a grid loose from text that touches it."""
     k = max(10, min(binary.shape[:2]) // 25)
@@ -358,6 +365,9 @@ def find_grid(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.02
         found = _best_quad(faint, small, min_score, area_min, allow_cut) or _best_quad(
             long_lines(faint), small, min_score, area_min, allow_cut
         )
+    if found is None:  # a shadow across the page: its edge, thresholded, is a line that joins the border
+        flat = unshade(small)
+        found = _best_quad(binarize(flat), flat, min_score, area_min, allow_cut)
     if found is None:
         found = _from_pieces(binary, small, min_score, area_min)
     if found is None or found.score < CLEAR_SCORE:
