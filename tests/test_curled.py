@@ -105,3 +105,26 @@ def test_a_bending_page_in_a_video_is_tracked_and_solved(tmp_path, reader):
                 errors.extend(_best_error(lat, truth).ravel().tolist())
     assert solved >= 50
     assert np.median(errors) < 2.0
+
+
+def test_the_frozen_flat_references_agree_with_the_annotated_outlines():
+    """scripts/data/bent_truth.json: one lattice per annotated photo, its corners on the annotated outline."""
+    import csv
+    from pathlib import Path
+
+    from conftest import PHOTOS, need
+
+    outlines = need(PHOTOS / "outlines.csv")
+    doc = json.loads((Path(__file__).resolve().parents[1] / "scripts" / "data" / "bent_truth.json").read_text())
+    refs = doc["photos"]
+    with outlines.open() as f:
+        rows = [r for r in csv.DictReader(f) if r["filepath"].startswith("printed/")]
+    assert len(rows) == len(refs)
+    for row in rows:
+        name = Path(row["filepath"]).stem
+        img = cv2.imread(str(PHOTOS / row["filepath"]))
+        scale = np.float32(doc["size"]) / np.float32([img.shape[1], img.shape[0]])
+        outline = np.float32([[row[f"p{k}_x"], row[f"p{k}_y"]] for k in range(1, 5)]) * scale
+        lat = np.float32(refs[name]["lattice"]).reshape(10, 10, 2)
+        side = float(np.linalg.norm(outline[0] - outline[2]))
+        assert np.abs(L.corners_of(lat) - outline).max() < 0.04 * side, name
