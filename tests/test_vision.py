@@ -57,3 +57,26 @@ def test_reader_reads_rendered_digits(reader):
     reading = reader.read(cuts)
     assert reading.givens == PUZZLE
     assert reading.confidence.shape == (81,) and (reading.confidence <= 1).all()
+
+
+def test_a_shaded_row_of_empty_cells_holds_no_ink():
+    """A highlighted band (or a shadow's end) over empty cells is paper, not a digit."""
+    from ar_sudoku.vision.cells import CELL
+
+    side = 9 * CELL
+    img = np.full((side, side), 225, np.uint8)
+    for k in range(10):
+        t = 3 if k % 3 == 0 else 1
+        cv2.line(img, (k * CELL, 0), (k * CELL, side), 30, t)
+        cv2.line(img, (0, k * CELL), (side, k * CELL), 30, t)
+    digits = {0: "5", 10: "3", 40: "7", 44: "1", 80: "9"}
+    for i, d in digits.items():
+        r, c = divmod(i, 9)
+        cv2.putText(img, d, (c * CELL + 9, r * CELL + 25), cv2.FONT_HERSHEY_SIMPLEX, 0.75, 20, 2, cv2.LINE_AA)
+    band = [48, 49, 50]  # r6c4..r6c6, empty, shaded grey as a highlighted row is
+    for i in band:
+        r, c = divmod(i, 9)
+        img[r * CELL + 2: (r + 1) * CELL - 1, c * CELL + 2: (c + 1) * CELL - 1] = 150
+    cuts = cut_cells(img)
+    assert not cuts.has_ink[band].any() and not cuts.faint[band].any()
+    assert cuts.has_ink[list(digits)].all()

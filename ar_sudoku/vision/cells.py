@@ -46,7 +46,8 @@ def normalise(warped: np.ndarray, cell: int = CELL) -> np.ndarray:
     """Ink as a fraction of the grid's contrast: 0 = paper, 1 = typical ink.
 
     The paper level is taken per cell neighbourhood (a large median blur),
-    which flattens shadows that cross the grid.
+    which flattens shadows that cross the grid, and no brighter than the
+    cell's own paper (its 80th percentile), so a shaded cell is not ink.
     """
     g = warped.astype(np.float32)
     k = cell | 1
@@ -55,6 +56,13 @@ def normalise(warped: np.ndarray, cell: int = CELL) -> np.ndarray:
     pad = ksize // 2
     padded = cv2.copyMakeBorder(warped, pad, pad, pad, pad, cv2.BORDER_REFLECT_101)
     paper = cv2.medianBlur(padded, ksize)[pad:-pad, pad:-pad].astype(np.float32)
+    # a shaded cell (a highlighted row, a shadow's end) is its own paper: no digit covers a fifth of a cell
+    n = min(g.shape[0] // cell, g.shape[1] // cell)
+    q = cell // 5
+    cells = g[: n * cell, : n * cell].reshape(n, cell, n, cell)[:, q: cell - q, :, q: cell - q]
+    own = np.percentile(cells, 80, axis=(1, 3)).astype(np.float32)
+    paper[: n * cell, : n * cell] = np.minimum(paper[: n * cell, : n * cell],
+                                               np.repeat(np.repeat(own, cell, axis=0), cell, axis=1))
     diff = paper - g
     # the ink level of digits, from cell interiors only (grid lines are often darker)
     inner = np.zeros(cell, bool)
