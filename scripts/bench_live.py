@@ -115,7 +115,7 @@ def run(path: str, reader: DigitReader, undistort: bool) -> dict:
             session.draw(frame, res)
             draw_status(frame, [f"{res.status}"])
             t4 = time.perf_counter()
-            sink.write(frame)
+            sink.write(frame, owned=True)  # as the app does: a fresh frame, not drawn on again
             t5 = time.perf_counter()
             stages["decode"].append((t1 - t0) * 1e3)
             stages["undistort"].append((t2 - t1) * 1e3)

@@ -125,3 +125,24 @@ def test_live_hint_mode_follows_n_and_switches_modes(reader):
         assert answer is not None and len(answer.answers) == EASY.count(".") - 1  # the hinted cell is written
         drawn = session.draw(frame.copy(), session.step(frame.copy()))
         assert int((cv2.absdiff(drawn, frame).max(axis=2) > 40).sum()) > 500
+
+
+def test_a_grid_large_on_screen_is_blended_box_by_box_as_a_whole():
+    """At 4K only the ink's boxes are warped and blended; the frame comes out as the whole-grid warp makes it."""
+    from conftest import EASY, EASY_SOLUTION
+
+    import ar_sudoku.ar.overlay as overlay_mod
+
+    frame = np.full((2160, 3840, 3), 200, np.uint8)
+    frame[::40] = 120  # some texture under the marks
+    corners = np.float32([[900, 200], [3000, 260], [2950, 2050], [860, 1990]])
+    boxes = OverlayRenderer(cell=48).draw(frame.copy(), corners, EASY, EASY_SOLUTION)
+    saved = overlay_mod.PER_BOX_AREA
+    overlay_mod.PER_BOX_AREA = 10**12  # never box by box: the whole grid's box is warped
+    try:
+        whole = OverlayRenderer(cell=48).draw(frame.copy(), corners, EASY, EASY_SOLUTION)
+    finally:
+        overlay_mod.PER_BOX_AREA = saved
+    assert (whole != frame).any(axis=2).sum() > 10_000  # digits were drawn
+    differ = (np.abs(boxes.astype(int) - whole.astype(int)).max(axis=2) > 2).sum()
+    assert differ < 0.001 * (whole != frame).any(axis=2).sum()

@@ -209,3 +209,51 @@ def test_full_disk_jsonl(tmp_path):
     p = subprocess.run([sys.executable, "-c", JSONL_LIMIT, str(log)], capture_output=True, text=True, timeout=60)
     assert "log.jsonl: the log could not be written (File too large)" in p.stdout, p.stderr
     assert not log.exists() and not part_path(log).exists()
+
+
+def test_owned_frames_are_encoded_as_given(tmp_path):
+    """``write(frame, owned=True)``: no copy taken; the caller hands over fresh frames, all arrive in order."""
+    path = tmp_path / "owned.mp4"
+    clip = frames(15, (160, 90))
+    with VideoSink(path, (160, 90), 30.0) as sink:
+        for f in clip:
+            sink.write(f.copy(), owned=True)
+    _, n, _, _, _, decoded = read_back(path)
+    assert n == 15
+    for i in (0, 7, 14):  # the red bar where frame i put it
+        x = (i * 7) % 160 + 6
+        assert decoded[i][45, x, 2] > 180 and decoded[i][45, x, 0] < 80
+
+
+def test_a_video_file_is_read_ahead_frame_for_frame(tmp_path):
+    """The decode-ahead source yields every frame, in order and unchanged, and can be closed midway."""
+    import cv2
+
+    from ar_sudoku.io.sources import open_source
+
+    path = tmp_path / "src.mp4"
+    clip = frames(40, (160, 90))
+    with VideoSink(path, (160, 90), 25.0) as sink:
+        for f in clip:
+            sink.write(f)
+    cap = cv2.VideoCapture(str(path))
+    plain = []
+    while True:
+        ok, f = cap.read()
+        if not ok:
+            break
+        plain.append(f)
+    cap.release()
+    src = open_source(str(path))
+    ahead = list(src)
+    src.close()
+    assert len(ahead) == len(plain) == 40 and not src.truncated
+    assert all(np.array_equal(a, b) for a, b in zip(ahead, plain))
+    src = open_source(str(path))  # stopped after 3 frames: close() returns, the decoder thread ends
+    for i, _ in enumerate(src):
+        if i == 2:
+            break
+    t = time.perf_counter()
+    src.close()
+    assert time.perf_counter() - t < 2.0
+    assert src._thread is None or not src._thread.is_alive()

@@ -4,8 +4,9 @@ What to draw is a :class:`~ar_sudoku.ar.marks.Marks`; it is drawn once in a
 flat, square BGRA image of the grid (one cell = ``cell`` pixels) and
 reprojected onto the frame with ``cv2.findHomography`` +
 ``cv2.warpPerspective``, then blended with ``cv2.addWeighted``. Only the
-bounding box of the grid is warped and blended, so the cost does not grow
-with the frame size. The flat layer is cached per ``Marks``, so a tracked
+bounding box of the grid is warped and blended, and on a grid large on screen
+(4K) only the boxes of its ink (digits, rings, shaded units), so the cost
+hardly grows with the frame size. The flat layer is cached per ``Marks``, so a tracked
 board redraws cheaply every frame.
 """
 
@@ -31,6 +32,7 @@ class OverlayRenderer:
     cell: int = 48
     digit_height: float = 0.5  # of a cell
     _cache: dict = field(default_factory=dict, repr=False)
+    _inked: tuple | None = field(default=None, repr=False)  # (the cached layer, its inked boxes)
 
     mistake_color: tuple[int, int, int] = (30, 30, 230)  # BGR red
     hint_color: tuple[int, int, int] = (200, 90, 0)  # BGR blue
@@ -72,6 +74,7 @@ class OverlayRenderer:
             layer[:, :, 3] = alpha
             self._cache.clear()
             self._cache[marks] = layer
+            self._inked = (layer, _ink_boxes(alpha))
         return self._cache[marks]
 
     def flat_layer(self, givens: str, solution: str) -> np.ndarray:
@@ -105,7 +108,8 @@ class OverlayRenderer:
         side = layer.shape[0]
         if lattice is None:
             src = np.array([[0, 0], [side, 0], [side, side], [0, side]], np.float32)
-            self._blend(frame, layer, src, np.asarray(corners, np.float32).reshape(4, 2))
+            boxes = self._inked[1] if self._inked is not None and self._inked[0] is layer else None
+            self._blend(frame, layer, src, np.asarray(corners, np.float32).reshape(4, 2), boxes)
             return frame
         k = side / 9.0
         flat = np.stack(np.meshgrid(np.arange(4.0), np.arange(4.0)), axis=-1).reshape(-1, 2) * k  # a box: 4x4 crossings
@@ -118,27 +122,92 @@ class OverlayRenderer:
                 self._blend(frame, patch, flat.astype(np.float32), dst.astype(np.float32))
         return frame
 
-    def _blend(self, frame: np.ndarray, layer: np.ndarray, src: np.ndarray, dst: np.ndarray) -> None:
-        """Warp ``layer`` (its points ``src`` onto ``dst``) into the bounding box of ``dst``, and blend."""
+    def _blend(self, frame: np.ndarray, layer: np.ndarray, src: np.ndarray, dst: np.ndarray,
+               boxes: np.ndarray | None = None) -> None:
+        """Warp ``layer`` (its points ``src`` onto ``dst``) into the bounding box of ``dst``, and blend.
+
+        With ``boxes`` (the layer's inked boxes, flat pixels) and a grid large on screen, only the
+        boxes' places on the frame are warped and blended: the ink covers a few percent of the grid, and
+        at 4K the whole box of the grid (3 Mpx) costs ~10 ms to warp. The boxes never overlap on the
+        frame (overlapping ones are merged), so each pixel is blended once, as by the whole warp.
+        """
         h, w = frame.shape[:2]
         x0, y0 = np.floor(dst.min(axis=0)).astype(int)
         x1, y1 = np.ceil(dst.max(axis=0)).astype(int)
         x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1 + 1), min(h, y1 + 1)
         if x1 <= x0 or y1 <= y0:
             return
-        hmat, _ = cv2.findHomography(src, dst - np.float32([x0, y0]))
+        hmat, _ = cv2.findHomography(src, dst)
         if hmat is None:
             return
-        warped = cv2.warpPerspective(layer, hmat, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR)
+        rects = [(x0, y0, x1, y1)]
+        if boxes is not None and len(boxes) and (x1 - x0) * (y1 - y0) > PER_BOX_AREA:
+            placed = _place(boxes, hmat, (x0, y0, x1, y1))
+            if len(placed) * PER_BOX_COST + int(((placed[:, 2] - placed[:, 0]) * (placed[:, 3] - placed[:, 1])).sum()) \
+                    < (x1 - x0) * (y1 - y0):
+                rects = [tuple(int(v) for v in r) for r in placed]
+        for rx0, ry0, rx1, ry1 in rects:
+            shift = np.array([[1, 0, -rx0], [0, 1, -ry0], [0, 0, 1]], np.float64)
+            warped = cv2.warpPerspective(layer, shift @ hmat, (rx1 - rx0, ry1 - ry0), flags=cv2.INTER_LINEAR)
+            self._mix(frame[ry0:ry1, rx0:rx1], warped)
+
+    def _mix(self, roi: np.ndarray, warped: np.ndarray) -> None:
+        """Blend a warped BGRA layer into ``roi`` in place: marks strongly, shading and soft edges weakly."""
         # whole-array conversions: a strided numpy view of three channels would be copied slowly
         bgr, alpha = cv2.cvtColor(warped, cv2.COLOR_BGRA2BGR), cv2.extractChannel(warped, 3)
-        roi = frame[y0:y1, x0:x1]
         blended = cv2.addWeighted(roi, 1.0 - self.alpha, bgr, self.alpha, 0.0)
         strong = cv2.compare(alpha, (STRONG + WEAK) // 2, cv2.CMP_GT)
-        weak = cv2.bitwise_and(cv2.compare(alpha, 40, cv2.CMP_GT), cv2.bitwise_not(strong))
+        weak = cv2.inRange(alpha, 41, (STRONG + WEAK) // 2)  # 40 < alpha <= the strong threshold
         if cv2.countNonZero(weak):
             cv2.copyTo(cv2.addWeighted(roi, 0.65, bgr, 0.35, 0.0), weak, roi)
         cv2.copyTo(blended, strong, roi)
+
+
+# Per-box blending pays once the grid is large on screen: each box costs a fixed ~PER_BOX_COST pixels'
+# worth of work (the calls), so the boxes are used only when they cost less than the grid's whole box.
+PER_BOX_AREA = 400_000
+PER_BOX_COST = 12_000
+
+
+def _ink_boxes(alpha: np.ndarray) -> np.ndarray:
+    """Bounding boxes (x0, y0, x1, y1, flat pixels) of the layer's inked blobs: digits, rings, shaded units."""
+    n, _, stats, _ = cv2.connectedComponentsWithStats((alpha > 0).astype(np.uint8), connectivity=8)
+    st = stats[1:n]
+    return np.stack([st[:, 0], st[:, 1], st[:, 0] + st[:, 2], st[:, 1] + st[:, 3]], axis=1).astype(np.float32)
+
+
+def _place(boxes: np.ndarray, hmat: np.ndarray, clip: tuple[int, int, int, int]) -> np.ndarray:
+    """The frame rectangles that hold the warped ``boxes`` (a pixel's margin for the interpolation),
+    clipped, with overlapping ones merged until none overlap."""
+    # a blob of pixels x0..x1-1 colours the warp (bilinear) over (x0 - 1, x1) in the layer's coordinates
+    grown = boxes + np.float32([-1, -1, 0, 0])
+    corners = grown[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(-1, 1, 2)
+    pts = cv2.perspectiveTransform(corners, hmat).reshape(-1, 4, 2)
+    r = np.concatenate([np.floor(pts.min(axis=1)), np.ceil(pts.max(axis=1)) + 1], axis=1).astype(np.int64)
+    cx0, cy0, cx1, cy1 = clip
+    r[:, [0, 2]] = r[:, [0, 2]].clip(cx0, cx1)
+    r[:, [1, 3]] = r[:, [1, 3]].clip(cy0, cy1)
+    r = r[(r[:, 2] > r[:, 0]) & (r[:, 3] > r[:, 1])]
+    while len(r) > 1:
+        over = ((r[:, None, 0] < r[None, :, 2]) & (r[None, :, 0] < r[:, None, 2])
+                & (r[:, None, 1] < r[None, :, 3]) & (r[None, :, 1] < r[:, None, 3]))
+        if int(over.sum()) == len(r):  # each overlaps only itself
+            break
+        group = np.arange(len(r))
+        for i, j in zip(*np.nonzero(np.triu(over, 1))):  # union-find, small n
+            a, b = group[i], group[j]
+            while group[a] != a:
+                a = group[a]
+            while group[b] != b:
+                b = group[b]
+            group[max(a, b)] = min(a, b)
+        for i in range(len(r)):
+            while group[group[i]] != group[i]:
+                group[i] = group[group[i]]
+        roots = np.unique(group)
+        r = np.array([[r[group == g, 0].min(), r[group == g, 1].min(), r[group == g, 2].max(), r[group == g, 3].max()]
+                      for g in roots], np.int64)
+    return r
 
 
 def draw_status(frame: np.ndarray, lines: list[str], color: tuple[int, int, int] = (255, 255, 255)) -> np.ndarray:

@@ -114,7 +114,7 @@ def run_loop(source, session, *, sink=None, log=None, window=None, show_status: 
                     if stats.first_solved is None:
                         stats.first_solved = result.frame
                 if sink is not None:
-                    sink.write(out)
+                    sink.write(out, owned=True)  # a fresh frame each time, not drawn on again: no copy
                 if log is not None:
                     log.write(result.to_json())
                 if bar is not None:

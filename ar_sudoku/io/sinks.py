@@ -179,12 +179,17 @@ class VideoSink:
         self._thread.start()
 
     # -- the frame loop's side -------------------------------------------------
-    def write(self, frame: np.ndarray) -> None:
-        """Queue one BGR frame (copied: the caller may draw on it again); blocks only while the queue is full."""
+    def write(self, frame: np.ndarray, *, owned: bool = False) -> None:
+        """Queue one BGR frame; blocks only while the queue is full.
+
+        The frame is copied, since the caller may draw on it again, unless ``owned``: the caller hands
+        it over and never writes to it again (the frame loop, whose every frame is freshly decoded),
+        which saves the copy on the loop's thread.
+        """
         self._raise_if_failed()
         if self._closed:
             raise SinkError(f"{self.path}: the recording is already closed")
-        self._queue.put(np.array(frame, copy=True))
+        self._queue.put(frame if owned else np.array(frame, copy=True))
         self.frames += 1
 
     def close(self) -> None:
@@ -263,8 +268,10 @@ class VideoSink:
         if (pw, ph) != (w, h):
             img = cv2.copyMakeBorder(img, 0, ph - h, 0, pw - w, cv2.BORDER_REPLICATE)
         if self.codec.pix_fmt == "yuv420p":
-            # OpenCV's converter is ~15x faster than swscale's here and releases the GIL
-            frame = self._av.VideoFrame.from_ndarray(cv2.cvtColor(img, cv2.COLOR_BGR2YUV_I420), format="yuv420p")
+            # OpenCV's converter is ~15x faster than swscale's here and releases the GIL; the frame's
+            # planes are views of its output (no copy), which lives as long as the frame
+            frame = self._av.VideoFrame.from_numpy_buffer(cv2.cvtColor(img, cv2.COLOR_BGR2YUV_I420),
+                                                          format="yuv420p")
         else:
             frame = self._av.VideoFrame.from_ndarray(np.ascontiguousarray(img), format="bgr24").reformat(
                 format=self.codec.pix_fmt)
