@@ -20,14 +20,18 @@ import imutils
 import numpy as np
 
 from ar_sudoku.vision.lattice import (
+    GRID_UV,
     align,
     bend_of,
     check_sides,
     coons_from_outline,
     corners_of,
+    extend_sides,
     from_corners,
+    line_strength,
     rectify,
     refine,
+    rotate,
 )
 
 WORK_SIZE = 640  # long side of the image the search runs on
@@ -298,21 +302,13 @@ def _lattice_fits(pieces: list[np.ndarray], quad: np.ndarray, count: int, enough
     return len(places) >= enough and len(places) == len(pieces)
 
 
-def _from_pieces(mask: np.ndarray, probe: np.ndarray, min_score: float, area_min: float) -> GridQuad | None:
-    """Rebuild a grid whose outline merged with other print, from its 9 boxes or 81 cells.
+def _from_pieces(pieces: list[tuple[float, np.ndarray]], probe: np.ndarray, min_score: float,
+                 area_min: float) -> GridQuad | None:
+    """Rebuild a grid whose outline merged with other print, from its 9 boxes or 81 cells (``_pieces``).
 
     The holes of the line pattern are quads of one size; when 7+ boxes (or 60+
     cells) are found, their hull is the inside of the grid's border.
     """
-    contours = imutils.grab_contours(cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE))
-    pieces = []
-    for c in sorted(contours, key=cv2.contourArea, reverse=True)[:150]:
-        a = cv2.contourArea(c)
-        if a < area_min / 100:
-            break
-        x, y, w, h = cv2.boundingRect(c)
-        if 0.6 < w / h < 1.6 and a > 0.6 * w * h:
-            pieces.append((a, c))
     best: GridQuad | None = None
     for ref, _ in pieces[:20]:
         group = [c for a, c in pieces if 0.65 * ref < a < 1.5 * ref]
@@ -332,6 +328,176 @@ def _from_pieces(mask: np.ndarray, probe: np.ndarray, min_score: float, area_min
         if best is not None:
             return best
     return best
+
+
+_STEP = ((-1, 0), (0, 1), (1, 0), (0, -1))  # (rows, cols) across a piece's top, right, bottom, left side
+_CORNER = ((0, 0), (0, 1), (1, 1), (1, 0))  # a piece's corner that starts that side: TL, TR, BR, BL
+_NEXT = np.array([1, 2, 3, 0])
+
+
+def _pieces(mask: np.ndarray, area_min: float) -> list[tuple[float, np.ndarray]]:
+    """Closed holes of the line pattern shaped like a box or a cell: (area, contour), largest first."""
+    contours = imutils.grab_contours(cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE))
+    pieces = []
+    for c in sorted(contours, key=cv2.contourArea, reverse=True)[:150]:
+        a = cv2.contourArea(c)
+        if a < area_min / 100:
+            break
+        x, y, w, h = cv2.boundingRect(c)
+        if 0.6 < w / h < 1.6 and a > 0.6 * w * h:
+            pieces.append((a, c))
+    return pieces
+
+
+def _order_pieces(quads: np.ndarray) -> tuple[dict[tuple[int, int], list[np.ndarray]], int] | None:
+    """Pieces (m x 4 corners, clockwise) ordered into rows and columns by the corners their sides share.
+
+    Two pieces are neighbours when a side of one is a side of the other (both corners within a quarter of
+    a piece: the line between them). Walking from the first piece, each neighbour's place and turn follow
+    from which sides meet, so a curled or turned grid is ordered as well as a flat one. Returns the corner
+    estimates of every crossing, keyed by (row, col) in pieces, and how many pieces were reached; or None
+    when the walk contradicts itself.
+    """
+    size = np.sqrt(np.abs([cv2.contourArea(q) for q in quads]))
+    d = np.linalg.norm(quads[:, :, None, None] - quads[None, None], axis=-1)  # (m, 4, m, 4)
+    near = d < 0.25 * np.minimum(size[:, None], size[None, :])[:, None, :, None]
+    # side k of i (corners k, k+1) is side e of j walked the other way: corners e+1, e
+    meet = near[:, :, :, _NEXT] & near[:, _NEXT, :, :]
+    meet[np.arange(len(quads)), :, np.arange(len(quads)), :] = False
+    sides: dict[int, list[tuple[int, int, int]]] = {}
+    for i, k, j, e in np.argwhere(meet).tolist():
+        sides.setdefault(i, []).append((k, j, e))
+    place, turn = {0: (0, 0)}, {0: 0}
+    todo = [0]
+    while todo:
+        i = todo.pop()
+        for k, j, e in sides.get(i, []):
+            side = (k + turn[i]) % 4
+            at = (place[i][0] + _STEP[side][0], place[i][1] + _STEP[side][1])
+            tj = (side + 2 - e) % 4
+            if j in place:
+                if place[j] != at or turn[j] != tj:
+                    return None
+                continue
+            place[j], turn[j] = at, tj
+            todo.append(j)
+    crossings: dict[tuple[int, int], list[np.ndarray]] = {}
+    for i, (r, c) in place.items():
+        for j in range(4):
+            dr, dc = _CORNER[(j + turn[i]) % 4]
+            crossings.setdefault((r + dr, c + dc), []).append(quads[i, j])
+    return crossings, len(place)
+
+
+def _smooth_lattice(crossings: dict[tuple[int, int], list[np.ndarray]], per: float,
+                    at: tuple[int, int]) -> np.ndarray:
+    """The 10x10 lattice from crossings known at some places (row, col in pieces of ``per`` cells, the
+    first known one ``at`` (row, col) pieces from the grid's top-left): a smooth polynomial of the grid
+    coordinates (up to cubic, no higher than the known rows and columns carry), extrapolating the rest."""
+    keys = np.array(list(crossings), np.float64)
+    xy = np.float64([np.mean(v, axis=0) for v in crossings.values()])
+    v = (keys[:, 0] - keys[:, 0].min() + at[0]) * per / 9
+    u = (keys[:, 1] - keys[:, 1].min() + at[1]) * per / 9
+    # a degree needs as many full rows (columns) plus one: a part row would swing the rest of the fit
+    rows, cols = np.unique(v, return_counts=True)[1], np.unique(u, return_counts=True)[1]
+    du = min(3, int((cols >= 0.75 * cols.max()).sum()) - 1)
+    dv = min(3, int((rows >= 0.75 * rows.max()).sum()) - 1)
+    terms = [(i, j) for i in range(du + 1) for j in range(dv + 1) if i + j <= 3]
+    coef = np.linalg.lstsq(np.stack([u**i * v**j for i, j in terms], axis=1), xy, rcond=None)[0]
+    gu, gv = GRID_UV[..., 0].ravel() / 9, GRID_UV[..., 1].ravel() / 9
+    return (np.stack([gu**i * gv**j for i, j in terms], axis=1) @ coef).reshape(10, 10, 2).astype(np.float32)
+
+
+def _from_cut_pieces(pieces: list[tuple[float, np.ndarray]], probe: np.ndarray, min_score: float,
+                     area_min: float) -> tuple[GridQuad, list[int]] | None:
+    """A grid whose outline runs out of the picture, rebuilt from its closed boxes or cells (photos only).
+
+    A grid cut by the picture's edge (a border just outside it; a curled page) leaves its outer row of
+    boxes or cells open: of 2 x 3 boxes 4 or more are closed, or 50 or more of 8 x 9 cells. They are
+    ordered by their shared sides, a smooth lattice through their corners extrapolates the open row,
+    and the lattice is fitted to the lines as a curled outline's is. The open row must lie inside the
+    picture (a grid with a row of cells missing is no grid to read), and every line but the open row's
+    outermost must be found. Returns (grid, the sides whose line the picture does not show).
+    """
+    h, w = probe.shape[:2]
+    tried: set[tuple[int, ...]] = set()
+    quad_of: dict[int, np.ndarray | None] = {}
+    for ref, _ in pieces[:12]:
+        members = tuple(i for i, (a, _) in enumerate(pieces) if 0.55 * ref < a < 1.8 * ref)
+        # boxes of a grid of area_min or more, or 50 cells; nothing smaller is tried (text, noise)
+        if members in tried or not (len(members) >= 4 and ref > 0.06 * area_min or len(members) >= 50):
+            continue
+        tried.add(members)
+        for i in members:
+            if i not in quad_of:
+                quad_of[i] = _quad_from_contour(pieces[i][1])
+        quads = np.float32([quad_of[i] for i in members if quad_of[i] is not None])
+        ordered = _order_pieces(quads) if len(quads) >= 4 else None
+        if ordered is None:
+            continue
+        crossings, count = ordered
+        rows = {r for r, _ in crossings}
+        cols = {c for _, c in crossings}
+        nr, nc = len(rows) - 1, len(cols) - 1
+        for n, least in ((3, 4), (9, 50)):  # boxes, cells
+            if not (n - 1 <= nr <= n and n - 1 <= nc <= n) or (nr, nc) == (n, n):
+                continue
+            if count < least or len(crossings) < 0.8 * (nr + 1) * (nc + 1):
+                continue
+            best = None
+            for at in {(a, b) for a in range(n - nr + 1) for b in range(n - nc + 1)}:
+                found = _fit_cut(_smooth_lattice(crossings, 9 / n, at), probe, (h, w), min_score)
+                if found is not None and (best is None or found[0] > best[0]):
+                    best = found
+            if best is not None:
+                return best[1], best[2]
+    return None
+
+
+def _fit_cut(guess: np.ndarray, probe: np.ndarray, shape: tuple[int, int],
+             min_score: float) -> tuple[float, GridQuad, list[int]] | None:
+    """A cut grid's lattice fitted to the lines; (score, grid, the sides the picture does not show) or None."""
+    h, w = shape
+    cell = float(np.linalg.norm(guess[0, 0] - guess[9, 9])) / (9 * 2**0.5)
+    tol = 0.2 * cell
+    if (guess < -tol).any() or (guess[..., 0] > w - 1 + tol).any() or (guess[..., 1] > h - 1 + tol).any():
+        return None
+    aligned, fill = align(probe, guess, PROBE)
+    if fill < MIN_FILL:
+        return None
+    lattice, contrast = refine(probe, aligned, cell=PROBE)
+    if contrast <= 0:
+        return None
+    strength = line_strength(probe, lattice, PROBE)
+    support = np.median(strength, axis=2)  # (2, 10): per line
+    med = float(np.median(support))
+    # an outer line the picture hardly shows (outside it, or on its edge) is put on its family's trend,
+    # where the lines across show the open row of cells; every other line must be there, if faint (a
+    # wrong placement leaves lines in the open)
+    outer = {0: (0, 0, 0), 1: (1, 9, 8), 2: (0, 9, 8), 3: (1, 0, 0)}  # side: family, line, segment across
+    open_sides = [k for k, (d, i, j) in outer.items()
+                  if support[d, i] < 0.5 * med and float(np.median(strength[1 - d, :, j])) >= 0.3 * med]
+    shown = support >= 0.15 * med
+    # and every outer row and column of cells lies between lines across (not print beside the grid)
+    if any(float(np.median(strength[1 - d, :, j])) < 0.3 * med for d, _, j in outer.values()):
+        return None
+    for k in open_sides:
+        shown[outer[k][:2]] = True
+    if not shown.all():
+        return None
+    lattice = extend_sides(lattice, open_sides)
+    if (lattice < -tol).any() or (lattice[..., 0] > w - 1 + tol).any() or (lattice[..., 1] > h - 1 + tol).any():
+        return None
+    if bend_of(lattice) > MAX_BEND:
+        return None
+    score = structure_score(probe, corners_of(lattice), lattice)
+    if score < min_score:
+        return None
+    # turned as every other grid: the first corner nearest the picture's top-left
+    turn = next(k for k in range(4) if np.array_equal(rotate(lattice, k)[0, 0], order_corners(corners_of(lattice))[0]))
+    lattice = rotate(lattice, turn)
+    sides = [(k - turn) % 4 for k in open_sides]
+    return score, GridQuad(corners_of(lattice), score, lattice), sides
 
 
 def find_grid(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.02,
@@ -368,12 +534,18 @@ def find_grid(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.02
     if found is None:  # a shadow across the page: its edge, thresholded, is a line that joins the border
         flat = unshade(small)
         found = _best_quad(binarize(flat), flat, min_score, area_min, allow_cut)
+    pieces = _pieces(binary, area_min) if found is None else []
     if found is None:
-        found = _from_pieces(binary, small, min_score, area_min)
+        found = _from_pieces(pieces, small, min_score, area_min)
     if found is None or found.score < CLEAR_SCORE:
         curled = _best_curled(binary, small, min_score, area_min, found, allow_cut)
         if curled is not None and (allow_cut or not _cut_by_frame(curled.corners, small.shape)):
             found = curled
+    open_sides: list[int] = []  # sides of a cut grid whose line lies outside the picture: extrapolated
+    if found is None and allow_cut:
+        cut = _from_cut_pieces(pieces, small, min_score, area_min)
+        if cut is not None:
+            found, open_sides = cut
     if found is None:
         return None
     if found.lattice is None and not precise:
@@ -384,6 +556,8 @@ def find_grid(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.02
     lattice, contrast = refine(gray, guess, cell=24, reach=0.2, rounds=1)
     if contrast <= 0:
         lattice = guess if found.lattice is not None else None
+    if open_sides:  # refine has no line there to fit
+        lattice = extend_sides(lattice, open_sides)
     if lattice is None or bend_of(lattice) < BENT:
         return GridQuad(found.corners / scale, found.score, lattice)
     return GridQuad(corners_of(lattice), found.score, lattice)

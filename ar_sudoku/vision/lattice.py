@@ -298,3 +298,33 @@ def refine(gray: np.ndarray, lattice: np.ndarray, cell: int = 24, reach: float =
         # crossing (i, j): horizontal line i shifted at column j, vertical line j shifted at row i
         lat = _move(mx, my, shift, cell, margin).astype(np.float32)
     return lat * k, contrast
+
+
+
+def line_strength(gray: np.ndarray, lattice: np.ndarray, cell: int = 20) -> np.ndarray:
+    """How strongly the picture shows each segment of each line: (2, 10, 9), [horizontal | vertical][line][segment].
+
+    The ridge strength (grey levels, as ``refine``'s contrast), searched a little either side of the
+    segment: where the picture holds no line (cut off by the frame, or never there) it stays near 0.
+    """
+    src, lat, _ = _sample(gray, lattice, cell)
+    mx, my = dense_map(lat, cell, cell)
+    img = cv2.remap(src, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return _ridges(img, cell, cell, 0.15)[1]
+
+
+def extend_sides(lattice: np.ndarray, sides: list[int]) -> np.ndarray:
+    """The lattice with its outer lines on ``sides`` (0 top, 1 right, 2 bottom, 3 left) put where the
+    other lines of their family extrapolate: per crossing, a cubic of its place along the family's lines.
+    For a line the picture does not show (outside it, on a cut page)."""
+    lat = lattice.astype(np.float32).copy()
+    for family, ends in ((0, [i for k, i in ((0, 0), (2, 9)) if k in sides]),
+                         (1, [i for k, i in ((3, 0), (1, 9)) if k in sides])):
+        if not ends:
+            continue
+        view = lat if family == 0 else lat.transpose(1, 0, 2)  # [line][crossing]
+        known = np.array([i for i in range(N) if i not in ends])
+        basis = np.vander(known.astype(np.float64), 4)
+        coef = np.linalg.lstsq(basis, view[known].reshape(len(known), -1).astype(np.float64), rcond=None)[0]
+        view[ends] = (np.vander(np.float64(ends), 4) @ coef).reshape(len(ends), N, 2)
+    return lat
