@@ -298,6 +298,17 @@ class KindReader:
         self.session, self.input_name, self.meta = load_onnx(
             Path(model_path) if model_path else default_model_path(), "cell-kind model", "scripts/train_cells.py",
             threads)
+        self.threads = threads
+        self._entries = None
+
+    @property
+    def entries(self):  # -> ar_sudoku.vision.entries.EntryReader (imported here: entries imports this module)
+        """The entry-digit model, loaded on first use: a second opinion on an entry that looks wrong."""
+        if self._entries is None:
+            from ar_sudoku.vision.entries import EntryReader
+
+            self._entries = EntryReader(threads=self.threads)
+        return self._entries
 
     def probabilities(self, views: np.ndarray) -> np.ndarray:
         """Softmax over the 20 classes for a batch of (n, VIEW, VIEW) views."""

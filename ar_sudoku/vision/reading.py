@@ -8,6 +8,7 @@ in, a frozen :class:`BoardResult` out (the rules themselves are in
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
@@ -16,8 +17,9 @@ from ar_sudoku.sudoku.rules import BoardResult, Reading, check_reading
 from ar_sudoku.sudoku.written import NAMES, Written, from_kinds, settle
 from ar_sudoku.vision.cells import CELL, cut_cells, warp_grid
 from ar_sudoku.vision.digits import DigitReader
+from ar_sudoku.vision.entries import entry_crops
 from ar_sudoku.vision.grid import find_grid, to_gray
-from ar_sudoku.vision.kinds import CANDIDATES, ENTRY, CellKinds, KindReader, cell_inputs
+from ar_sudoku.vision.kinds import CANDIDATES, ENTRY, CellKinds, KindReader, cell_inputs, warp_views_grid
 from ar_sudoku.vision.lattice import rectify, rotate
 
 CONFIDENT = 0.9  # a reading whose weakest inked cell is above this is not re-read rotated
@@ -99,16 +101,35 @@ def _sure_of_writing(kinds: CellKinds, sure: float = 0.9, enough: int = 3) -> bo
 
 DOUBT = 0.1  # an entry read as d, where the solution's digit has this share of d's probability, is the solution's
 
+# a second opinion on would-be mistakes: the cells' indices -> P(digit 1..9) of each (the entry-digit model)
+Recheck = Callable[[list[int]], np.ndarray]
 
-def written_part(givens: str, kinds: CellKinds, printed: Reading, solution: str | None = None) -> Written:
+
+def entry_recheck(kinds: KindReader, image: np.ndarray, corners: np.ndarray,
+                  lattice: np.ndarray | None = None) -> Recheck:
+    """The entry-digit model on cells of this grid; the grid is warped only if a cell is asked about."""
+    warped: list[np.ndarray] = []
+
+    def probs(cells: list[int]) -> np.ndarray:
+        if not warped:
+            warped.append(warp_views_grid(to_gray(image), corners, lattice))
+        return kinds.entries.probabilities(entry_crops(warped[0], cells))
+
+    return probs
+
+
+def written_part(givens: str, kinds: CellKinds, printed: Reading, solution: str | None = None,
+                 recheck: Recheck | None = None) -> Written:
     """Entries and pencil marks around the givens the rules settled on.
 
     An entry needs a digit-sized blob that the digit model's cutter also saw, a
     confident reading (faint pencil), or the entries' own ink colour: a smudge or
-    show-through in an empty cell is not taken for a (wrong) entry. And a mistake is only claimed when the
-    reading is sure of it: most people write the right digit, so an entry whose
-    reading leaves the solution's digit a fair chance (``DOUBT``) is taken as
-    that digit rather than flagged.
+    show-through in an empty cell is not taken for a (wrong) entry. And a mistake
+    is only claimed when the reading is sure of it: an entry that disagrees with
+    the solution is read again by the entry-digit model (``recheck``: the ink
+    re-centred and re-scaled). Most people write the right digit, so an entry
+    for which either reading leaves the solution's digit a fair chance
+    (``DOUBT``) is taken as that digit rather than flagged.
     """
     p_entry = kinds.probs[:, 10:19].sum(axis=1)
     seen = (printed.probs[:, 0] < 0.5) | (p_entry >= 0.9)
@@ -117,12 +138,17 @@ def written_part(givens: str, kinds: CellKinds, printed: Reading, solution: str 
     letters = "".join("." if ch == "e" and not seen[i] else ch for i, ch in enumerate(kinds.cells))
     read = kinds.digits.copy()
     if solution:
-        for i in np.flatnonzero(read):
-            d, right = int(read[i]), int(solution[i])
-            if d != right:  # the written digit's chance, as an entry or (misread) as print
-                p = kinds.probs[i]
-                if max(p[9 + right], p[right]) >= DOUBT * max(p[9 + d], p[d]):
-                    read[i] = right
+        # the written digit's chance, as an entry or (misread) as print
+        digit_p = np.maximum(kinds.probs[:, 10:19], kinds.probs[:, 1:10])
+        odd = [int(i) for i in np.flatnonzero(read) if int(read[i]) != int(solution[i])]
+        second = recheck(odd) if odd and recheck is not None else None
+        for k, i in enumerate(odd):
+            right = int(solution[i]) - 1
+            chance = digit_p[i, right] / digit_p[i].max()  # the right digit's odds against the likeliest
+            if second is not None:  # the two readers' odds, averaged geometrically
+                chance = np.sqrt(chance * second[k, right] / second[k].max())
+            if chance >= DOUBT:
+                read[i] = right + 1
     digits = "".join(str(d) if d else "." for d in read)
     w = from_kinds(givens, letters, digits)
     return Written(w.cells, w.entries, kinds.candidates and tuple(kinds.candidates))
@@ -132,17 +158,23 @@ def _settled(result: BoardResult, kinds: CellKinds, sure: float = 0.9) -> BoardR
     """A reading whose givens leave several solutions, settled by the person's sure entries if they can.
 
     The settled solution must agree with nearly all sure entries; when many disagree, a printed
-    given was misread, and the reading keeps saying that it has several solutions.
+    given was misread. Then no solution is offered: one of several, checked against the
+    entries, would mark right entries as mistakes.
     """
     p_entry = kinds.probs[:, 10:19].sum(axis=1)
     order = [int(i) for i in np.argsort(-p_entry) if kinds.kinds[i] == ENTRY and p_entry[i] >= sure]
-    found = settle(result.givens or "", [(i, str(kinds.digits[i])) for i in order])
-    if found is None:
+    if not order:  # nothing written: a printed page keeps its one-of-several solution and the message
         return result
+    found = settle(result.givens or "", [(i, str(kinds.digits[i])) for i in order])
+    unsettled = replace(result, status="unsolvable", solution=None,
+                        message="the printed givens leave several solutions (a given was probably taken for "
+                                "handwriting) and the entries do not settle it; nothing is checked")
+    if found is None:
+        return unsettled
     solution, used = found
     wrong = sum(solution[i] != str(kinds.digits[i]) for i in order)
     if wrong > max(2, len(order) // 10):  # the entries disagree with it: a given itself is misread
-        return result
+        return unsettled
     note = ("the printed givens leave several solutions; your entries in "
             + ", ".join(NAMES[i] for i in used) + " settle it")
     return replace(result, solution=solution, message=note)
@@ -185,7 +217,8 @@ def process_image(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
             result = _settled(result, cell_kinds)
     message = result.message
     if kinds is not None and result.givens:
-        written = written_part(result.givens, cell_kinds, printed, result.solution)
+        written = written_part(result.givens, cell_kinds, printed, result.solution,
+                               entry_recheck(kinds, gray, corners, bent))
         clashes = written.clashes(result.givens)
         if clashes:
             message = "; ".join(filter(None, [message, "written: " + "; ".join(clashes[:3])]))

@@ -1,0 +1,237 @@
+"""Which digit a handwritten entry is: a small model that sees the ink re-centred and re-scaled.
+
+The cell-kind model (:mod:`ar_sudoku.vision.kinds`) must see the ink's size and
+position to tell a pencilled candidate from an entry or a given, so its input
+keeps a large, off-centre, slanted entry as written. That view is poor for
+telling *which* digit was written: a 9 and a 4, a 3 and a 7 differ in a few
+pixels that move with every writer's size and placement, and the kind model
+confuses them. Each such confusion turns into a false "mistake" on the page.
+
+This module reads only the digit, the way MNIST is prepared: find the ink blob
+in the cell (grid lines and the neighbours' overflow left out), crop its
+bounding box, scale the longer side to ``FIT`` px in a ``SIZE`` x ``SIZE``
+input keeping the aspect (a 1 stays thin), and centre it. The ink is measured
+against the local paper and scaled to the stroke's own darkness, so blue, red,
+black pen and grey pencil all look alike: colour and lightness carry no
+information about the digit. The model (``models/entries.onnx``, trained by
+``scripts/train_entries.py``) gives 9 classes, digits 1-9.
+
+Usage::
+
+    warped = warp_views_grid(gray, corners)        # the grid at CELL px a cell (kinds.py)
+    crops = entry_crops(warped, cells)             # cells: indices 0..80 of the entries
+    probs = EntryReader().probabilities(crops)     # (n, 9): P(digit 1..9)
+
+The two models err on different cells: the product of this model's probabilities with the kind
+model's digit probabilities (its given and entry heads summed, renormalised) is a little better
+still than either (``scripts/eval_entries.py`` reports all three on the held-out photos).
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from ar_sudoku.vision.digits import load_onnx
+
+# the geometry of the rectified grid this module is given (kinds.warp_views_grid): kinds.CELL and kinds.MARGIN.
+# Held here, not imported, because the cell-kind reader asks this model for its second opinion
+# (tests/test_entries.py checks that the two agree).
+CELL = 60
+MARGIN = 10
+
+MODEL_NAME = "entries.onnx"
+SIZE = 32  # model input side
+FIT = 28  # the blob's longer side in the input: a little room left for a stroke's anti-aliased edge
+PAD = 8  # px (at CELL scale) of the neighbouring cells looked at: big entries overflow their cell
+PAPER_K = 11  # px: the max filter that finds the paper under a stroke (pen strokes are thinner)
+INK_FLOOR = 12.0  # grey levels: the least stroke darkness that is scaled up to 1 (no noise blown up)
+THRESH = 0.3  # normalised ink that counts as a stroke pixel for the blob search
+LINE_LEN = int(0.75 * CELL)  # a straight run this long near the cell's edge is a grid line, not a digit
+LINE_BAND = PAD + 22  # how far in from the region's edge grid lines are looked for (corners a third of a cell off)
+INSET = 10  # a component must reach this far inside the cell to be part of the digit
+MIN_AREA = 6  # px: smaller components are specks
+INNER_SHARE = 0.3  # share of a component's pixels that must lie in the interior for it to count
+LINE_THICK = 6  # px: a grid-line remnant is at most this thick
+SMALL = 0.15  # a component below this share of the digit's area counts only when it touches the digit's box
+FAINT = 0.6  # a component whose mean ink is below this share of the digit's is texture or show-through
+NEAR = 4  # px: how near the digit's bounding box such a small component must come (a 5's detached bar)
+N_CLASSES = 9
+
+
+def _percentile(a: np.ndarray, q: float) -> float:
+    """``np.percentile(a, q)`` (linear interpolation) from a partial sort: several times faster on small arrays."""
+    flat = a.ravel()
+    pos = q / 100 * (flat.size - 1)
+    lo = int(pos)
+    hi = min(lo + 1, flat.size - 1)
+    part = np.partition(flat, (lo, hi))
+    return float(part[lo] + (part[hi] - part[lo]) * (pos - lo))
+
+
+def _stroke_map(region: np.ndarray) -> np.ndarray:
+    """Ink darkness 0..1 of a region: the local paper minus the pixel, over the stroke's own darkness.
+
+    The paper is a max filter (wider than a pen stroke) then a blur, so it follows a shadow across the
+    cell; the scale is the 99th percentile inside the cell, so faint pencil reads like black pen.
+    """
+    paper = cv2.blur(cv2.dilate(region, np.ones((PAPER_K, PAPER_K), np.uint8)), (PAPER_K, PAPER_K))
+    ink = np.clip(paper - region, 0.0, None)
+    inner = ink[PAD + INSET // 2: PAD + CELL - INSET // 2, PAD + INSET // 2: PAD + CELL - INSET // 2]
+    scale = max(_percentile(inner, 99), INK_FLOOR)
+    return np.clip(ink / scale, 0.0, 1.0)
+
+
+def _line_mask(strokes: np.ndarray) -> np.ndarray:
+    """Pixels of long straight horizontal and vertical runs near the region's edges: the grid lines.
+
+    A 3-px dilation across the line first lets a line that steps by a pixel (a slightly tilted or
+    curled page) still make one run. A run counts when its middle lies within LINE_BAND of the
+    region's edge (the grid's corners may be off by a third of a cell); then all of it goes, however
+    thick. A 7's bar or a 1's stem in the middle of the cell stays.
+    """
+    h, w = strokes.shape
+    hor = cv2.dilate(strokes, np.ones((3, 1), np.uint8))
+    hor = cv2.morphologyEx(hor, cv2.MORPH_OPEN, np.ones((1, LINE_LEN), np.uint8))
+    ver = cv2.dilate(strokes, np.ones((1, 3), np.uint8))
+    ver = cv2.morphologyEx(ver, cv2.MORPH_OPEN, np.ones((LINE_LEN, 1), np.uint8))
+    hor[_middle_runs(hor.any(axis=1), h)] = 0
+    ver[:, _middle_runs(ver.any(axis=0), w)] = 0
+    return cv2.dilate(hor | ver, np.ones((3, 3), np.uint8))
+
+
+def _middle_runs(on: np.ndarray, n: int) -> np.ndarray:
+    """The rows (or columns) of the runs of ``on`` whose middle lies more than LINE_BAND from both ends."""
+    out = np.zeros(n, bool)
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], on.astype(np.int8), [0]])))
+    for a, b in zip(edges[::2], edges[1::2]):
+        mid = (a + b - 1) / 2
+        if LINE_BAND <= mid <= n - 1 - LINE_BAND:
+            out[a:b] = True
+    return out
+
+
+def _digit_mask(strokes: np.ndarray, ink: np.ndarray) -> np.ndarray | None:
+    """The components that make the digit; None when there is none.
+
+    The digit's main stroke is the component with the most pixels inside the cell (halved when it
+    touches the region's outer edge: a neighbour's overflow): not necessarily in the cell's middle,
+    as a grid found a third of a cell off leaves the digit near an edge. Another component joins when
+    it is as dark as the main one (paper texture and show-through are fainter), is not a piece of grid
+    line (long, thin, parallel to the near edge) nor touches the region's edge, and either lies mostly
+    in the cell's interior and is not small, or comes next to the main stroke's box (a 5's detached bar).
+    """
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(strokes, connectivity=8)
+    if n <= 1:
+        return None
+    h, w = strokes.shape
+    lo, hi = PAD + INSET, PAD + CELL - INSET
+    inner = np.bincount(lab[lo:hi, lo:hi].ravel(), minlength=n)[1:]
+    in_cell = np.bincount(lab[PAD: PAD + CELL, PAD: PAD + CELL].ravel(), minlength=n)[1:]
+    x, y, bw, bh, area = (stats[1:, k] for k in range(5))
+    mean = np.bincount(lab.ravel(), weights=ink.ravel(), minlength=n)[1:] / area
+    edge = (x == 0) | (y == 0) | (x + bw >= w) | (y + bh >= h)
+    score = np.where(edge, in_cell / 2, in_cell)
+    main = int(np.argmax(score))
+    if score[main] < MIN_AREA:
+        return None
+    cx, cy = x + bw / 2, y + bh / 2
+    thin = np.minimum(bw, bh) <= LINE_THICK
+    upright = (bh >= 3 * bw) & ((cx < LINE_BAND) | (cx > w - LINE_BAND))
+    flat = (bw >= 3 * bh) & ((cy < LINE_BAND) | (cy > h - LINE_BAND))
+    line_like = thin & (upright | flat)
+    lx, ly = x[main] - NEAR, y[main] - NEAR
+    near = (x < lx + bw[main] + 2 * NEAR) & (x + bw > lx) & (y < ly + bh[main] + 2 * NEAR) & (y + bh > ly)
+    inside = (inner >= INNER_SHARE * area) & (area >= max(MIN_AREA, SMALL * area[main]))
+    keep = ~(edge | line_like) & (mean >= FAINT * mean[main]) & (inside | (near & (in_cell >= area / 2)))
+    keep[main] = True
+    table = np.concatenate([[False], keep]).astype(np.uint8)
+    return table[lab]
+
+
+def _fit(ink: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The masked ink, its strokes' darkness rescaled to 1.
+
+    Its bounding box is scaled so the longer side is FIT px (aspect kept) and centred in SIZE x SIZE.
+    """
+    ys, xs = np.nonzero(mask)
+    y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
+    crop = (ink * cv2.dilate(mask, np.ones((3, 3), np.uint8)))[y0:y1, x0:x1]
+    # the digit's own stroke darkness is 1: a darker grid line in the cell set the first scale
+    crop = np.clip(crop / max(_percentile(ink[mask > 0], 90), 0.05), 0.0, 1.0)
+    h, w = crop.shape
+    f = FIT / max(h, w)
+    nw, nh = max(1, round(w * f)), max(1, round(h * f))
+    small = cv2.resize(crop, (nw, nh), interpolation=cv2.INTER_AREA if f < 1 else cv2.INTER_LINEAR)
+    out = np.zeros((SIZE, SIZE), np.float32)
+    oy, ox = (SIZE - nh) // 2, (SIZE - nw) // 2
+    out[oy: oy + nh, ox: ox + nw] = small
+    return out
+
+
+def entry_crop(region: np.ndarray) -> np.ndarray:
+    """One cell's model input from its region: the cell (CELL px) with PAD px of its neighbours around it."""
+    ink = _stroke_map(region.astype(np.float32))
+    strokes = (ink > THRESH).astype(np.uint8)
+    lines = _line_mask(strokes)
+    strokes[lines > 0] = 0
+    ink = np.where(lines > 0, 0.0, ink).astype(np.float32)
+    mask = _digit_mask(strokes, ink)
+    if mask is None:  # nothing found: the cell's interior as it is, so the model still sees something
+        mask = np.zeros_like(strokes)
+        mask[PAD + INSET: PAD + CELL - INSET, PAD + INSET: PAD + CELL - INSET] = 1
+    return _fit(ink, mask)
+
+
+def cell_region(warped: np.ndarray, cell: int) -> np.ndarray:
+    """Cell ``cell`` (0..80, row by row) of a grid from ``kinds.warp_views_grid`` with PAD px around it.
+
+    The region is padded by replication where the warp's own margin is narrower than PAD.
+    """
+    r, c = divmod(int(cell), 9)
+    x0, y0 = MARGIN + c * CELL - PAD, MARGIN + r * CELL - PAD
+    side = CELL + 2 * PAD
+    h, w = warped.shape[:2]
+    if x0 >= 0 and y0 >= 0 and x0 + side <= w and y0 + side <= h:
+        return warped[y0: y0 + side, x0: x0 + side]
+    big = cv2.copyMakeBorder(warped, PAD, PAD, PAD, PAD, cv2.BORDER_REPLICATE)
+    return big[y0 + PAD: y0 + PAD + side, x0 + PAD: x0 + PAD + side]
+
+
+def entry_crops(warped: np.ndarray, cells: np.ndarray | list[int]) -> np.ndarray:
+    """The model inputs (n, SIZE, SIZE) float32 (0 paper, 1 stroke) of the given cells of a rectified grid.
+
+    ``warped``: the grid at CELL px a cell with MARGIN px around it (``kinds.warp_views_grid``), grey or BGR.
+    """
+    if warped.ndim == 3:
+        warped = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY)
+    cells = np.asarray(cells, dtype=np.int64).reshape(-1)
+    out = np.zeros((len(cells), SIZE, SIZE), np.float32)
+    for k, i in enumerate(cells):
+        out[k] = entry_crop(cell_region(warped, int(i)))
+    return out
+
+
+def default_model_path() -> Path:
+    return Path(str(resources.files("ar_sudoku.models").joinpath(MODEL_NAME)))
+
+
+class EntryReader:
+    """An onnxruntime session for the entry-digit model, loaded once and reused for every grid."""
+
+    def __init__(self, model_path: str | Path | None = None, threads: int = 1):
+        self.session, self.input_name, self.meta = load_onnx(
+            Path(model_path) if model_path else default_model_path(), "entry-digit model",
+            "scripts/train_entries.py", threads)
+
+    def probabilities(self, crops: np.ndarray) -> np.ndarray:
+        """Softmax over the digits 1..9 (column k is digit k + 1) for a batch of (n, SIZE, SIZE) crops."""
+        if len(crops) == 0:
+            return np.zeros((0, N_CLASSES), np.float32)
+        x = np.ascontiguousarray(crops, dtype=np.float32)[:, None]
+        logits = self.session.run(None, {self.input_name: x})[0]
+        e = np.exp(logits - logits.max(axis=1, keepdims=True))
+        return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
