@@ -32,6 +32,7 @@ import cv2
 import numpy as np
 
 from ar_sudoku.errors import ArSudokuError
+from ar_sudoku.io.threads import lower_priority
 
 
 def _rename_into_place(tmp: Path, path: Path) -> OSError | None:
@@ -228,6 +229,7 @@ class VideoSink:
 
     # -- the writer thread -----------------------------------------------------
     def _run(self) -> None:
+        lower_priority()  # the frame loop first; encoding takes the time it leaves (the queue absorbs a burst)
         pts = 0
         while True:
             item = self._queue.get()

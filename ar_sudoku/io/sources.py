@@ -10,7 +10,6 @@ the rest and counts them), so a slow frame never leaves the picture lagging.
 from __future__ import annotations
 
 import contextlib
-import os
 import queue
 import threading
 import time
@@ -22,6 +21,7 @@ import cv2
 import numpy as np
 
 from ar_sudoku.errors import ArSudokuError
+from ar_sudoku.io.threads import lower_priority
 
 IMAGE_EXT = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
 
@@ -57,13 +57,6 @@ class FrameSource:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _lower_priority(step: int = 10) -> None:
-    """Make the calling thread yield to the frame loop's (Linux: nice is per thread); elsewhere a no-op."""
-    with contextlib.suppress(AttributeError, OSError):
-        tid = threading.get_native_id()
-        os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + step)
 
 
 _END = object()
@@ -106,7 +99,7 @@ class VideoFileSource(FrameSource):
         self._thread: threading.Thread | None = None
 
     def _decode(self) -> None:
-        _lower_priority()
+        lower_priority()
         try:
             while not self._stop.is_set():
                 ok, frame = self.cap.read()
