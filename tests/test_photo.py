@@ -140,3 +140,21 @@ def test_a_printed_sheet_reads_back(tmp_path, reader):
                   background((1280, 1000)), blur=0.8)
     res = process_image(frame, reader)
     assert res.givens == p.puzzle and res.solution == p.solution
+
+
+def test_a_folder_of_photos_is_read_by_one_process_per_core_in_order(capsys):
+    """16 photos or more: worker processes by default, the output in the order given, as with --jobs 1."""
+    from conftest import PHOTOS, need
+
+    from ar_sudoku.cli.image import AUTO_JOBS_FROM, auto_jobs
+
+    assert auto_jobs(1) == auto_jobs(AUTO_JOBS_FROM - 1) == 1
+    assert 1 <= auto_jobs(80) <= 10
+    photos = sorted(str(p) for p in need(PHOTOS / "printed").glob("image1*.jpg"))[:AUTO_JOBS_FROM]
+    main(["image", *photos, "--json", "--jobs", "1"])
+    one = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    main(["image", *photos, "--json"])
+    auto = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["path"] for r in auto] == photos == [r["path"] for r in one]
+    assert [(r["status"], r["givens"], r["solution"]) for r in auto] == [(r["status"], r["givens"], r["solution"])
+                                                                         for r in one]

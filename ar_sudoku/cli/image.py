@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 import time
@@ -135,6 +136,20 @@ def read_photo(src: Path, job: PhotoJob) -> PhotoDone:
     return PhotoDone(str(src), done, wrote=str(dest))
 
 
+AUTO_JOBS_FROM = 16  # photos: below this, starting worker processes (~1 s each) costs more than it saves
+
+
+def auto_jobs(n_photos: int) -> int:
+    """Processes for ``n_photos`` when ``--jobs`` is not given: one per core this process may use, for a folder."""
+    if n_photos < AUTO_JOBS_FROM:
+        return 1
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, n_photos // 8))
+
+
 def _photos_in_order(photos: list[Path], job: PhotoJob, jobs: int) -> Iterator[PhotoDone]:
     """Each photo's outcome, in the order given; with ``jobs`` > 1 read by that many processes."""
     if jobs <= 1 or len(photos) < 2:
@@ -164,8 +179,9 @@ def run(args: argparse.Namespace) -> int:
     if args.output:
         check_image_out(Path(args.output))
         refuse_overwriting([("--output", args.output)], photos)
-    if args.jobs < 1:
+    if args.jobs is not None and args.jobs < 1:
         raise CliError("--jobs must be at least 1")
+    jobs = args.jobs if args.jobs is not None else auto_jobs(len(photos))
     show = "check" if args.check else args.show
     job = PhotoJob(args.model, args.timeout, parse_sets(args.set), args.calibration, args.output, args.out_dir, show)
     if args.calibration:
@@ -175,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
     DigitReader(args.model)  # likewise a missing model
     KindReader()
     code = EXIT_OK
-    for done in _photos_in_order(photos, job, args.jobs):
+    for done in _photos_in_order(photos, job, jobs):
         result, marks = done.analysis.result, done.analysis.marks
         # a photo that cannot be read is bad input (2); one read without an answer is 1
         code = max(code, EXIT_BAD_INPUT if result.status == "error" else EXIT_OK if result.status == "solved"
@@ -224,7 +240,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--show", choices=MODES, default="answer",
                    help="answer: every missing digit (default); check: mistakes only; hint: the next step only")
     p.add_argument("--check", action="store_true", help="same as --show check: mark mistakes, reveal nothing")
-    p.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
-                   help="read photos in N processes (default 1; the output order is kept)")
+    p.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
+                   help=f"read photos in N processes (default: one per core for {AUTO_JOBS_FROM} photos or more, "
+                        "else 1; the output order is kept)")
     p.set_defaults(func=run)
 
