@@ -56,7 +56,7 @@ from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.grid import find_grid, to_gray
 from ar_sudoku.vision.kinds import CellKinds, KindReader, cell_inputs
 from ar_sudoku.vision.lattice import from_corners, rotate
-from ar_sudoku.vision.reading import fuse, read_grid, read_oriented, written_part
+from ar_sudoku.vision.reading import EntryOpinion, fuse, read_grid, read_oriented, written_part
 from ar_sudoku.vision.tracker import GridTracker
 
 
@@ -151,6 +151,7 @@ class ARSession:
         self.seen: dict[int, str] = {}  # the entries of the last reading
         self.written_for: str | None = None  # the givens they were written on
         self.cell_kinds: CellKinds | None = None  # the last reading's kinds, and its digit-model reading
+        self.second: EntryOpinion | None = None  # the entry-digit model on that reading's frame
         self.printed: Reading | None = None
         self.worker = worker or SolveWorker()
         self._own_worker = worker is None
@@ -295,6 +296,7 @@ class ARSession:
         if self.kinds is not None and self.oriented:
             # the colour frame: a pen's own ink tells entries from print (kinds.ink_votes)
             self.cell_kinds = self.kinds.read(*cell_inputs(self._frame, corners, self.lattice))
+            self.second = EntryOpinion(self.kinds, gray, corners, self.lattice)  # asked only about odd entries
             self.printed = reading
             reading = fuse(reading, self.cell_kinds)
         return corners, reading
@@ -343,7 +345,7 @@ class ARSession:
         if self.written_for != self.givens:
             self.written, self.seen, self.written_for = {}, {}, self.givens
         solution = self.result.solution if self.result is not None else None
-        now = written_part(self.givens, self.cell_kinds, self.printed, solution).entries
+        now = written_part(self.givens, self.cell_kinds, self.printed, solution, self.second).entries
         fresh = {i: d for i, d in enumerate(now) if d != "."}
         for i, d in fresh.items():
             if self.seen.get(i) == d:

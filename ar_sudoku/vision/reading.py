@@ -8,7 +8,6 @@ in, a frozen :class:`BoardResult` out (the rules themselves are in
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
@@ -101,32 +100,37 @@ def _sure_of_writing(kinds: CellKinds, sure: float = 0.9, enough: int = 3) -> bo
 
 DOUBT = 0.1  # an entry read as d, where the solution's digit has this share of d's probability, is the solution's
 
-# a second opinion on would-be mistakes: the cells' indices -> P(digit 1..9) of each (the entry-digit model)
-Recheck = Callable[[list[int]], np.ndarray]
+class EntryOpinion:
+    """A second look at a few handwritten cells of one grid, by the entry-digit model.
 
+    The grid is warped only when a cell is asked about: most pages need no second look.
+    """
 
-def entry_recheck(kinds: KindReader, image: np.ndarray, corners: np.ndarray,
-                  lattice: np.ndarray | None = None) -> Recheck:
-    """The entry-digit model on cells of this grid; the grid is warped only if a cell is asked about."""
-    warped: list[np.ndarray] = []
+    def __init__(self, kinds: KindReader, image: np.ndarray, corners: np.ndarray,
+                 lattice: np.ndarray | None = None):
+        self.kinds, self.image, self.corners, self.lattice = kinds, image, corners, lattice
+        self._warped: np.ndarray | None = None
 
-    def probs(cells: list[int]) -> np.ndarray:
-        if not warped:
-            warped.append(warp_views_grid(to_gray(image), corners, lattice))
-        return kinds.entries.probabilities(entry_crops(warped[0], cells))
+    @property
+    def warped(self) -> np.ndarray:
+        if self._warped is None:
+            self._warped = warp_views_grid(to_gray(self.image), self.corners, self.lattice)
+        return self._warped
 
-    return probs
+    def digits(self, cells: list[int]) -> np.ndarray:
+        """P(digit 1..9) of each cell, read with its ink re-centred and re-scaled."""
+        return self.kinds.entries.probabilities(entry_crops(self.warped, cells))
 
 
 def written_part(givens: str, kinds: CellKinds, printed: Reading, solution: str | None = None,
-                 recheck: Recheck | None = None) -> Written:
+                 second: EntryOpinion | None = None) -> Written:
     """Entries and pencil marks around the givens the rules settled on.
 
     An entry needs a digit-sized blob that the digit model's cutter also saw, a
     confident reading (faint pencil), or the entries' own ink colour: a smudge or
     show-through in an empty cell is not taken for a (wrong) entry. And a mistake
     is only claimed when the reading is sure of it: an entry that disagrees with
-    the solution is read again by the entry-digit model (``recheck``: the ink
+    the solution is read again by the entry-digit model (``second``: the ink
     re-centred and re-scaled). Most people write the right digit, so an entry
     for which either reading leaves the solution's digit a fair chance
     (``DOUBT``) is taken as that digit rather than flagged.
@@ -141,12 +145,12 @@ def written_part(givens: str, kinds: CellKinds, printed: Reading, solution: str 
         # the written digit's chance, as an entry or (misread) as print
         digit_p = np.maximum(kinds.probs[:, 10:19], kinds.probs[:, 1:10])
         odd = [int(i) for i in np.flatnonzero(read) if int(read[i]) != int(solution[i])]
-        second = recheck(odd) if odd and recheck is not None else None
+        other = second.digits(odd) if odd and second is not None else None
         for k, i in enumerate(odd):
             right = int(solution[i]) - 1
             chance = digit_p[i, right] / digit_p[i].max()  # the right digit's odds against the likeliest
-            if second is not None:  # the two readers' odds, averaged geometrically
-                chance = np.sqrt(chance * second[k, right] / second[k].max())
+            if other is not None:  # the two readers' odds, averaged geometrically
+                chance = np.sqrt(chance * other[k, right] / other[k].max())
             if chance >= DOUBT:
                 read[i] = right + 1
     digits = "".join(str(d) if d else "." for d in read)
@@ -218,7 +222,7 @@ def process_image(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
     message = result.message
     if kinds is not None and result.givens:
         written = written_part(result.givens, cell_kinds, printed, result.solution,
-                               entry_recheck(kinds, gray, corners, bent))
+                               EntryOpinion(kinds, gray, corners, bent))
         clashes = written.clashes(result.givens)
         if clashes:
             message = "; ".join(filter(None, [message, "written: " + "; ".join(clashes[:3])]))
