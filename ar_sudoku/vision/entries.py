@@ -186,6 +186,51 @@ def entry_crop(region: np.ndarray) -> np.ndarray:
     return _fit(ink, mask)
 
 
+def candidate_pieces(region: np.ndarray) -> list[tuple[np.ndarray, list[np.ndarray]]]:
+    """The pencilled digits of one cell's region, in reading order: per blob, its model input and,
+    when the blob is wide enough to be two digits written touching ("26"), the inputs of its two halves.
+
+    Candidates are small digits side by side or in a little grid: the cell's strokes (grid lines and
+    the neighbours' overflow left out) fall into blobs; pieces that share most of their columns and
+    lie close above one another are one digit (a 5's bar). Specks are dropped. Whether a wide blob is
+    one digit or two is the reader's call (:meth:`ar_sudoku.vision.reading.EntryOpinion.candidates`).
+    """
+    ink = _stroke_map(region.astype(np.float32))
+    strokes = (ink > THRESH).astype(np.uint8)
+    strokes[_line_mask(strokes) > 0] = 0
+    inner = np.zeros_like(strokes)
+    inner[PAD + 3: PAD + CELL - 3, PAD + 3: PAD + CELL - 3] = 1
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(strokes * inner, connectivity=8)
+    boxes = [list(stats[k, :4]) + [k] for k in range(1, n)
+             if stats[k, 4] >= MIN_AREA and max(stats[k, 2], stats[k, 3]) >= CELL // 10]
+    groups: list[list[int]] = []  # [x0, y0, x1, y1, labels...]
+    for x, y, w, h, k in sorted(boxes, key=lambda b: -b[2] * b[3]):
+        for g in groups:
+            overlap = min(x + w, g[2]) - max(x, g[0])
+            if overlap >= 0.5 * min(w, g[2] - g[0]) and y < g[3] + CELL // 8 and y + h > g[1] - CELL // 8:
+                g[0], g[1], g[2], g[3] = min(g[0], x), min(g[1], y), max(g[2], x + w), max(g[3], y + h)
+                g.append(k)
+                break
+        else:
+            groups.append([x, y, x + w, y + h, k])
+    groups.sort(key=lambda g: (round((g[1] + g[3]) / 2 / (CELL / 3)), (g[0] + g[2]) / 2))  # rows of thirds
+    out = []
+    for g in groups:
+        mask = np.isin(lab, g[4:]).astype(np.uint8)
+        halves = []
+        if g[2] - g[0] >= 0.8 * (g[3] - g[1]) and g[2] - g[0] >= 6:  # wide enough for two digits
+            cols = mask[:, g[0]:g[2]].sum(axis=0).astype(np.float32)
+            lo, hi = int(0.3 * len(cols)), int(0.7 * len(cols)) + 1
+            cut = g[0] + lo + int(np.argmin(cols[lo:hi]))
+            left, right = mask.copy(), mask.copy()
+            left[:, cut:] = 0
+            right[:, :cut] = 0
+            if left.sum() >= MIN_AREA and right.sum() >= MIN_AREA:
+                halves = [_fit(ink, left), _fit(ink, right)]
+        out.append((_fit(ink, mask), halves))
+    return out
+
+
 def cell_region(warped: np.ndarray, cell: int) -> np.ndarray:
     """Cell ``cell`` (0..80, row by row) of a grid from ``kinds.warp_views_grid`` with PAD px around it.
 

@@ -64,7 +64,6 @@ class CellKinds:
     ``digits``: the digit of a given or an entry, 0 otherwise.
     ``probs``: softmax over [blank, given 1..9, entry 1..9, candidates].
     ``confidence``: the probability of the chosen class.
-    ``candidates``: the pencilled digits per cell, or None when not read (not yet read by this model).
     ``ink``: the colour's vote per cell, -1 (the givens' ink) .. +1 (the entries' ink), 0 when the
     page shows one ink or the cell too little (:func:`ink_votes`).
     """
@@ -73,7 +72,6 @@ class CellKinds:
     digits: np.ndarray  # (81,) int8
     probs: np.ndarray  # (81, 20) float32
     confidence: np.ndarray  # (81,) float32
-    candidates: list[str] | None = None
     ink: np.ndarray | None = None  # (81,) float32
 
     @property

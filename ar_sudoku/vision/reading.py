@@ -16,7 +16,7 @@ from ar_sudoku.sudoku.rules import BoardResult, Reading, check_reading
 from ar_sudoku.sudoku.written import NAMES, Written, from_kinds, settle
 from ar_sudoku.vision.cells import CELL, cut_cells, warp_grid
 from ar_sudoku.vision.digits import DigitReader
-from ar_sudoku.vision.entries import entry_crops
+from ar_sudoku.vision.entries import candidate_pieces, cell_region, entry_crops
 from ar_sudoku.vision.grid import find_grid, to_gray
 from ar_sudoku.vision.kinds import CANDIDATES, ENTRY, CellKinds, KindReader, cell_inputs, warp_views_grid
 from ar_sudoku.vision.lattice import rectify, rotate
@@ -121,6 +121,25 @@ class EntryOpinion:
         """P(digit 1..9) of each cell, read with its ink re-centred and re-scaled."""
         return self.kinds.entries.probabilities(entry_crops(self.warped, cells))
 
+    def candidates(self, cells: list[int], sure: float = 0.5) -> list[str]:
+        """The pencilled digits of each cell, in order ("26"): each small digit read alone, unsure ones left out.
+
+        A blob wide enough to be two digits written touching is read both ways; it is two when the
+        model is surer of each half than of the whole.
+        """
+        pieces = [candidate_pieces(cell_region(self.warped, i)) for i in cells]
+        crops = [c for cell in pieces for whole, halves in cell for c in (whole, *halves)]
+        p = self.kinds.entries.probabilities(np.stack(crops)) if crops else np.zeros((0, 9), np.float32)
+        best, k, out = p.max(axis=1), 0, []
+        for cell in pieces:  # one model call for them all, then each blob's reading in turn
+            digits: set[str] = set()
+            for _, halves in cell:
+                picks = [k + 1, k + 2] if halves and min(best[k + 1], best[k + 2]) > best[k] else [k]
+                digits |= {str(int(p[j].argmax()) + 1) for j in picks if best[j] >= sure}
+                k += 1 + len(halves)
+            out.append("".join(sorted(digits)))
+        return out
+
 
 def written_part(givens: str, kinds: CellKinds, printed: Reading, solution: str | None = None,
                  second: EntryOpinion | None = None) -> Written:
@@ -155,7 +174,12 @@ def written_part(givens: str, kinds: CellKinds, printed: Reading, solution: str 
                 read[i] = right + 1
     digits = "".join(str(d) if d else "." for d in read)
     w = from_kinds(givens, letters, digits)
-    return Written(w.cells, w.entries, kinds.candidates and tuple(kinds.candidates))
+    candidates = None
+    if second is not None:
+        marked = [i for i, ch in enumerate(w.cells) if ch == "c"]
+        read = dict(zip(marked, second.candidates(marked)))
+        candidates = tuple(read.get(i, "") for i in range(81))
+    return Written(w.cells, w.entries, candidates)
 
 
 def _settled(result: BoardResult, kinds: CellKinds, sure: float = 0.9) -> BoardResult:
