@@ -6,8 +6,10 @@
 In ``sudoku-photos/mixed`` every blank is filled by hand and the .dat says
 which cells are printed. Two handwritten cells with different digits are
 swapped in the photo itself (each cell's pixels moved through the grid's
-homography from outlines.csv), so both now hold a wrong digit: those are the
-planted mistakes. Reported: planted mistakes found, and false alarms (cells
+homography from outlines.csv, its corners put in the puzzle's own order and
+turned with a mixed photo that is stored turned, as ``train_cells.sudoku_photos``
+gives them), so both now hold a wrong digit: those are the planted mistakes.
+Reported: planted mistakes found, and false alarms (cells
 flagged as mistakes that are not), per photo, through the full pipeline
 (``process_image`` with both models), as ``ar-sudoku image --json`` reads it.
 """
@@ -22,7 +24,7 @@ import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from photos import DEFAULT_DIR, is_validation, load, read_dat  # noqa: E402
+from train_cells import sudoku_photos  # noqa: E402
 
 from ar_sudoku.vision.digits import DigitReader  # noqa: E402
 from ar_sudoku.vision.kinds import KindReader  # noqa: E402
@@ -64,49 +66,39 @@ def main() -> None:
     args = ap.parse_args()
     rng = np.random.default_rng(args.seed)
     digits, kinds = DigitReader(), KindReader()
+    train, held = sudoku_photos()
     planted = found = alarms = photos = 0
-    for p in load(DEFAULT_DIR / "printed"):
-        mixed = DEFAULT_DIR / "mixed" / p.path.name
-        if p.corners is None or not mixed.exists() or not (args.all or is_validation(p)):
-            continue
-        full = read_dat(mixed.with_suffix(".dat"))
-        hand = [i for i in range(81) if p.givens[i] == "." and full[i] != "."]
-        img = cv2.imread(str(mixed))
+    for s in [x for x in (train + held if args.all else held) if x.group == "mixed"]:
+        # corners in the puzzle's own order (turned with a mixed photo stored turned): cell i is r/c of the puzzle
+        labels = s.labels
+        full = [int(v) if v <= 9 else int(v) - 9 for v in labels]
+        hand = [i for i in range(81) if 10 <= labels[i] <= 18]
+        img = cv2.imread(str(s.path))
         for _ in range(args.swaps):
             pairs = [(a, b) for a in hand for b in hand if a < b and full[a] != full[b]]
             if not pairs:
                 break
             a, b = pairs[int(rng.integers(len(pairs)))]
-            res = process_image(swap_cells(img, p.corners, a, b), digits, kinds=kinds)
+            res = process_image(swap_cells(img, s.corners, a, b), digits, kinds=kinds)
             photos += 1
             planted += 2
             if res.written is None or res.solution is None:
+                if args.failures:
+                    print(f"    {s.path.name}: missed both ({res.status}: {res.message})")
                 continue
-            # the picture's cell a is the puzzle's cell a only when the photo is upright: compare by digit
             flagged = set(res.written.mistakes(res.solution))
-            truth_cells = _puzzle_cells(res, p.givens, full, a, b)
+            truth_cells = {a, b}
             found += len(flagged & truth_cells)
             alarms += len(flagged - truth_cells)
             if args.failures and flagged != truth_cells:
                 w = res.written
-                print(f"    {p.path.name}: missed "
+                print(f"    {s.path.name}: missed "
                       + ", ".join(f"r{i // 9 + 1}c{i % 9 + 1} ({w.cells[i]}{w.entries[i]})"
                                   for i in sorted(truth_cells - flagged))
                       + "; false " + ", ".join(f"r{i // 9 + 1}c{i % 9 + 1} ({w.entries[i]}, is {res.solution[i]})"
                                               for i in sorted(flagged - truth_cells)))
     print(f"{photos} photos with 2 planted mistakes each: found {found}/{planted} "
           f"({found / max(planted, 1):.1%}); false alarms {alarms} ({alarms / max(photos, 1):.2f} per photo)")
-
-
-def _puzzle_cells(res, givens: str, full: str, a: int, b: int) -> set[int]:
-    """The swapped cells in the puzzle's own order (the pipeline turns a sideways photo upright)."""
-    for k in range(4):
-        g = np.array(list(givens)).reshape(9, 9)
-        idx = np.arange(81).reshape(9, 9)
-        if "".join(np.rot90(g, k).ravel()) == res.givens:
-            turned = np.rot90(idx, k).ravel()
-            return {int(np.flatnonzero(turned == a)[0]), int(np.flatnonzero(turned == b)[0])}
-    return {a, b}
 
 
 if __name__ == "__main__":
