@@ -257,3 +257,13 @@ def test_a_video_file_is_read_ahead_frame_for_frame(tmp_path):
     src.close()
     assert time.perf_counter() - t < 2.0
     assert src._thread is None or not src._thread.is_alive()
+
+
+@pytest.mark.parametrize("ext", [".mp4", ".webm", ".mkv"])
+def test_a_recording_stopped_before_its_first_frame_leaves_no_file(tmp_path, ext):
+    """Ctrl-C before the first frame: no error, no file under the real name, no .part left."""
+    path = tmp_path / f"empty{ext}"
+    sink = VideoSink(path, (160, 90), 30.0)
+    sink.close()
+    assert not sink.finalized and sink.frames == 0
+    assert not path.exists() and not part_path(path).exists()

@@ -209,7 +209,10 @@ class VideoSink:
                 self._thread.join()
             except KeyboardInterrupt as exc:
                 interrupted = exc
-        if self._error is None:
+        if self.frames == 0:  # nothing recorded (stopped before the first frame): no file, and nothing failed
+            self._error = None
+            self._discard()
+        elif self._error is None:
             self._error = _rename_into_place(self.tmp, self.path)
             self.finalized = self._error is None
         if self._error is not None:
