@@ -42,6 +42,7 @@ CLEAR_SCORE = 0.45  # a structure score above this needs no second opinion
 BENT = 0.15  # cells: a lattice this far from the flat grid of its corners is read and drawn as curled
 CURLED_TRIES = 3  # the largest outlines that are tried as curled grids when no flat one is clear
 MAX_BEND = 1.4  # cells: a "curled" fit further than this from flat is a wrong fit, not a page
+SAME_BEND = 1.0  # cells: a curled fit one corner off a flat grid's is that grid only when bent no more
 MIN_FILL = 0.45  # a curled outline's lattice must find ten lines in a band this well (grids 0.5+, print 0.4-)
 
 
@@ -253,9 +254,12 @@ def _best_curled(mask: np.ndarray, probe: np.ndarray, min_score: float, area_min
         if flat is not None:
             if curled.score <= flat.score + 0.05:
                 continue
+            # the same grid: the flat one's corners; or three of them, when the fit is no more bent than a
+            # page (a bowed side can put the flat outline's corner off its lines; a shifted fit moves two)
             cell = float(np.linalg.norm(flat.corners[0] - flat.corners[2])) / (9 * 2**0.5)
-            if min(float(np.abs(np.roll(curled.corners, k, axis=0) - flat.corners).max())
-                   for k in range(4)) > 0.35 * cell:
+            off = min((np.sort(np.abs(np.roll(curled.corners, k, axis=0) - flat.corners).max(axis=1))
+                       for k in range(4)), key=lambda d: float(d[3]))
+            if off[3] > 0.35 * cell and (off[2] > 0.35 * cell or bend_of(curled.lattice) > SAME_BEND):
                 continue
         if best is None or curled.score > best.score:
             best = curled
@@ -539,6 +543,13 @@ def find_grid(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.02
         found = _from_pieces(pieces, small, min_score, area_min)
     if found is None or found.score < CLEAR_SCORE:
         curled = _best_curled(binary, small, min_score, area_min, found, allow_cut)
+        if curled is None and allow_cut:
+            # a photo (not the live loop, where the next frame may do): thin lines broken at the working size
+            # open the outline into the grid; closed by a pixel, or thresholded more gently, they hold it
+            curled = _best_curled(cv2.dilate(binary, np.ones((3, 3), np.uint8)), small, min_score, area_min,
+                                  found, allow_cut)
+            if curled is None:
+                curled = _best_curled(binarize(small, 3), small, min_score, area_min, found, allow_cut)
         if curled is not None and (allow_cut or not _cut_by_frame(curled.corners, small.shape)):
             found = curled
     open_sides: list[int] = []  # sides of a cut grid whose line lies outside the picture: extrapolated

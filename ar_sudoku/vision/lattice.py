@@ -110,7 +110,15 @@ def coons_from_outline(contour: np.ndarray, corners: np.ndarray, deg: int = 3) -
         near = sel & (np.abs(across - at - np.polyval(line, along)) < 0.6)
         if near.sum() < 12:
             return None
-        sides.append(_polyfit(along[near], across[near] - at, np.ones(int(near.sum())), deg))
+        x, y = along[near], across[near] - at
+        # where a gap in the border lets the outline run inside the grid, the side has no points near a
+        # corner: there the cubic would swing cells off, so that end is held at the quad's corner
+        ends = [e for e, gap in ((0.0, x.min() - 0.4), (9.0, 8.6 - x.max())) if gap > 0.6]
+        weight = np.ones(len(x))
+        if ends:
+            x, y = np.append(x, ends), np.append(y, np.zeros(len(ends)))
+            weight = np.append(weight, np.full(len(ends), 0.25 * len(weight) ** 0.5))
+        sides.append(_polyfit(x, y, weight, deg))
     top, bottom, left, right = sides
     s = np.arange(10.0)
     t_top, t_bot = np.polyval(top, s), np.polyval(bottom, s)  # v offsets along the top and bottom
