@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -126,14 +127,19 @@ def test_printed_and_mixed_photo(kreader: KindReader) -> None:
     assert k.entries == "".join(f if g == "." else "." for g, f in zip(givens, full))
 
 
-def test_handwritten_photo(kreader: KindReader) -> None:
-    """A held-out 12 MP photo with pen entries and pencilled candidates (03_11, never trained on)."""
-    name = "03_11_iphone_14_0"
+def _hw_photo(name: str) -> tuple[Path, np.ndarray]:
+    """A handwritten-photos image and its labelled grid corners (TL, TR, BR, BL)."""
     img = need(HW / "images" / f"{name}.jpg")
     with (HW / "metadata.csv").open() as f:
         row = next(r for r in csv.DictReader(f) if r["Name"] == f"{name}.jpg")
-    corners = np.float32([[float(row[f"x_{n}_absolute"]), float(row[f"y_{n}_absolute"])]
-                          for n in ("topleft", "topright", "bottomright", "bottomleft")])
+    return img, np.float32([[float(row[f"x_{n}_absolute"]), float(row[f"y_{n}_absolute"])]
+                            for n in ("topleft", "topright", "bottomright", "bottomleft")])
+
+
+def test_handwritten_photo(kreader: KindReader) -> None:
+    """A held-out 12 MP photo with pen entries and pencilled candidates (03_11, never trained on)."""
+    name = "03_11_iphone_14_0"
+    img, corners = _hw_photo(name)
     labels = [int(v) for v in (HW / "labels" / f"{name}.txt").read_text().split()]
     k = kreader.read(cell_views(cv2.imread(str(img), cv2.IMREAD_GRAYSCALE), corners))
     got = [10 if c == "c" else int(d) if c in "ge" else 0 for c, d in zip(k.cells, k.digits)]
@@ -165,11 +171,7 @@ def test_real_pencil_marks_are_read(kreader: KindReader) -> None:
     from ar_sudoku.vision.reading import EntryOpinion
 
     name = "02_22_honor_view_10_0"
-    img = need(HW / "images" / f"{name}.jpg")
-    with (HW / "metadata.csv").open() as f:
-        row = next(r for r in csv.DictReader(f) if r["Name"] == f"{name}.jpg")
-    corners = np.float32([[float(row[f"x_{n}_absolute"]), float(row[f"y_{n}_absolute"])]
-                          for n in ("topleft", "topright", "bottomright", "bottomleft")])
+    img, corners = _hw_photo(name)
     cells = [9, 10, 11, 14, 19, 21, 27, 28]
     got = EntryOpinion(kreader, cv2.imread(str(img), cv2.IMREAD_GRAYSCALE), corners).candidates(cells)
     want = ["12", "89", "89", "12", "27", "27", "79", "79"]

@@ -53,6 +53,16 @@ def load_onnx(path: Path, what: str, script: str, threads: int = 1) -> tuple[Any
     return session, session.get_inputs()[0].name, meta
 
 
+def softmax_run(session: Any, input_name: str, images: np.ndarray, n_classes: int) -> np.ndarray:
+    """Class probabilities (n, ``n_classes``) float32 of a batch of (n, h, w) images: one model call."""
+    if len(images) == 0:
+        return np.zeros((0, n_classes), np.float32)
+    x = np.ascontiguousarray(images, dtype=np.float32)[:, None]
+    logits = session.run(None, {input_name: x})[0]
+    e = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
+
+
 class DigitReader:
     """An onnxruntime session, loaded once and reused for every grid."""
 
@@ -62,12 +72,7 @@ class DigitReader:
 
     def probabilities(self, patches: np.ndarray) -> np.ndarray:
         """Softmax over the 10 classes for a batch of (n, 28, 28) patches."""
-        if len(patches) == 0:
-            return np.zeros((0, 10), np.float32)
-        x = patches.astype(np.float32, copy=False)[:, None, :, :]
-        logits = self.session.run(None, {self.input_name: x})[0]
-        e = np.exp(logits - logits.max(axis=1, keepdims=True))
-        return e / e.sum(axis=1, keepdims=True)
+        return softmax_run(self.session, self.input_name, patches, 10)
 
     def read_many(self, many: list[CellCuts]) -> list[Reading]:
         """Several grids' cells (e.g. one grid turned four ways) in one batched model call."""

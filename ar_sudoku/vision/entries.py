@@ -35,7 +35,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from ar_sudoku.vision.digits import load_onnx
+from ar_sudoku.vision.digits import load_onnx, softmax_run
 
 # the geometry of the rectified grid this module is given (kinds.warp_views_grid): kinds.CELL and kinds.MARGIN.
 # Held here, not imported, because the cell-kind reader asks this model for its second opinion
@@ -274,9 +274,4 @@ class EntryReader:
 
     def probabilities(self, crops: np.ndarray) -> np.ndarray:
         """Softmax over the digits 1..9 (column k is digit k + 1) for a batch of (n, SIZE, SIZE) crops."""
-        if len(crops) == 0:
-            return np.zeros((0, N_CLASSES), np.float32)
-        x = np.ascontiguousarray(crops, dtype=np.float32)[:, None]
-        logits = self.session.run(None, {self.input_name: x})[0]
-        e = np.exp(logits - logits.max(axis=1, keepdims=True))
-        return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
+        return softmax_run(self.session, self.input_name, crops, N_CLASSES)

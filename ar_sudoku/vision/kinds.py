@@ -38,7 +38,7 @@ import cv2
 import numpy as np
 
 from ar_sudoku.sudoku.rules import Reading
-from ar_sudoku.vision.digits import load_onnx
+from ar_sudoku.vision.digits import load_onnx, softmax_run
 from ar_sudoku.vision.lattice import rectify
 
 MODEL_NAME = "cells.onnx"
@@ -313,12 +313,7 @@ class KindReader:
 
     def probabilities(self, views: np.ndarray) -> np.ndarray:
         """Softmax over the 20 classes for a batch of (n, VIEW, VIEW) views."""
-        if len(views) == 0:
-            return np.zeros((0, N_CLASSES), np.float32)
-        x = np.ascontiguousarray(views, dtype=np.float32)[:, None]
-        logits = self.session.run(None, {self.input_name: x})[0]
-        e = np.exp(logits - logits.max(axis=1, keepdims=True))
-        return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
+        return softmax_run(self.session, self.input_name, views, N_CLASSES)
 
     def second_look(self, views: np.ndarray, probs: np.ndarray) -> np.ndarray:
         """The doubtful cells read again at ``SHIFTS`` and the readings averaged (log-probabilities).
