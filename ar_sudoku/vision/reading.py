@@ -98,7 +98,8 @@ def _sure_of_writing(kinds: CellKinds, sure: float = 0.9, enough: int = 3) -> bo
     return int(((kinds.kinds == ENTRY) & (p_entry >= sure)).sum()) >= enough
 
 
-DOUBT = 0.1  # an entry read as d, where the solution's digit has this share of d's probability, is the solution's
+DOUBT = 0.1  # an entry whose readers give the solution's digit these odds against their likeliest is the solution's
+
 
 class EntryOpinion:
     """A second look at a few handwritten cells of one grid, by the entry-digit model.
@@ -151,8 +152,9 @@ def written_part(givens: str, kinds: CellKinds, printed: Reading, solution: str 
     is only claimed when the reading is sure of it: an entry that disagrees with
     the solution is read again by the entry-digit model (``second``: the ink
     re-centred and re-scaled). Most people write the right digit, so an entry
-    for which either reading leaves the solution's digit a fair chance
-    (``DOUBT``) is taken as that digit rather than flagged.
+    whose two readings together (the geometric mean of their odds) leave the
+    solution's digit a fair chance (``DOUBT``) is taken as that digit rather
+    than flagged.
     """
     p_entry = kinds.probs[:, 10:19].sum(axis=1)
     seen = (printed.probs[:, 0] < 0.5) | (p_entry >= 0.9)
@@ -177,8 +179,8 @@ def written_part(givens: str, kinds: CellKinds, printed: Reading, solution: str 
     candidates = None
     if second is not None:
         marked = [i for i, ch in enumerate(w.cells) if ch == "c"]
-        read = dict(zip(marked, second.candidates(marked)))
-        candidates = tuple(read.get(i, "") for i in range(81))
+        pencilled = dict(zip(marked, second.candidates(marked)))
+        candidates = tuple(pencilled.get(i, "") for i in range(81))
     return Written(w.cells, w.entries, candidates)
 
 
