@@ -39,6 +39,7 @@ import numpy as np
 
 from ar_sudoku.sudoku.rules import Reading
 from ar_sudoku.vision.digits import load_onnx, softmax_run
+from ar_sudoku.vision.entries import EntryReader
 from ar_sudoku.vision.lattice import rectify
 
 MODEL_NAME = "cells.onnx"
@@ -300,14 +301,12 @@ class KindReader:
             Path(model_path) if model_path else default_model_path(), "cell-kind model", "scripts/train_cells.py",
             threads)
         self.threads = threads
-        self._entries = None
+        self._entries: EntryReader | None = None
 
     @property
-    def entries(self):  # -> ar_sudoku.vision.entries.EntryReader (imported here: entries imports this module)
+    def entries(self) -> EntryReader:
         """The entry-digit model, loaded on first use: a second opinion on an entry that looks wrong."""
         if self._entries is None:
-            from ar_sudoku.vision.entries import EntryReader
-
             self._entries = EntryReader(threads=self.threads)
         return self._entries
 
