@@ -117,3 +117,13 @@ def test_extend_sides_puts_outer_lines_on_their_familys_trend():
     fixed = L.extend_sides(wrong, [0, 1])
     assert np.abs(fixed - truth).max() < 0.1 * cell
     assert np.array_equal(fixed[1:, :9], truth[1:, :9])
+
+
+def test_a_corner_on_a_smear_out_to_the_frame_is_placed_again_where_the_sides_meet():
+    mask = np.zeros((480, 640), np.uint8)
+    cv2.rectangle(mask, (100, 100), (500, 400), 255, 3)  # the grid's border
+    cv2.rectangle(mask, (0, 330), (100, 360), 255, -1)  # a dark smear from the frame joined to the left side
+    contour, quad = G._outlines(mask, 0.02 * mask.size, True)[0]
+    assert G._touches_frame(quad, mask.shape)
+    placed = [q for q in G._despiked(contour, quad) if not G._touches_frame(q, mask.shape)]
+    assert placed and np.abs(placed[0] - np.float32([[99, 99], [501, 99], [501, 401], [99, 401]])).max() < 4

@@ -245,7 +245,9 @@ def _best_curled(mask: np.ndarray, probe: np.ndarray, min_score: float, area_min
     flat grid was found, a curled one must be that grid (the same corners), not a shifted fit.
     """
     best = None
-    for contour, quad in _outlines(mask, area_min, allow_cut=True)[:CURLED_TRIES]:
+    tries = [(contour, q) for contour, quad in _outlines(mask, area_min, allow_cut=True)[:CURLED_TRIES]
+             for q in [quad] + (_despiked(contour, quad) if allow_cut and _touches_frame(quad, mask.shape) else [])]
+    for contour, quad in tries:
         if not allow_cut and (_cut_by_frame(quad, mask.shape, tol=2.0) or _touches_frame(quad, mask.shape)):
             continue
         curled = _curled(contour, quad, probe)
@@ -264,6 +266,65 @@ def _best_curled(mask: np.ndarray, probe: np.ndarray, min_score: float, area_min
         if best is None or curled.score > best.score:
             best = curled
     return best
+
+
+def _side_support(contour: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
+    """The share of the segment a-b that the outline runs along (within a pixel or two)."""
+    tol = max(2.0, 0.015 * float(np.hypot(*(b - a))))
+    pts = a + np.linspace(0.05, 0.95, 19)[:, None] * (b - a)
+    return float(np.mean([abs(cv2.pointPolygonTest(contour, (float(x), float(y)), True)) < tol for x, y in pts]))
+
+
+def _ray(pts: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray | None:
+    """The straight side of the outline leaving corner ``start`` towards about ``end`` (within 35 degrees):
+    the direction most outline points follow (within a pixel or two) over the side's length; as a line
+    (vx, vy, x, y) fitted to them."""
+    d = pts - start
+    length = float(np.hypot(*(end - start)))
+    r = np.hypot(d[:, 0], d[:, 1])
+    cos = (d @ (end - start)) / np.maximum(r * length, 1e-6)
+    cand = d[(r > 0.3 * length) & (r < 1.2 * length) & (cos > 0.82)]
+    if len(cand) < 5:
+        return None
+    cand = cand[:: max(1, len(cand) // 120)]
+    dirs = cand / np.hypot(cand[:, 0], cand[:, 1])[:, None]
+    tol = max(2.0, 0.012 * length)
+    along = d @ dirs.T  # (points, candidates)
+    across = np.abs(d[:, :1] * dirs[:, 1] - d[:, 1:] * dirs[:, 0])
+    hits = ((across < tol) & (along > 0) & (along < 1.2 * length)).sum(axis=0)
+    k = int(hits.argmax())
+    sel = (across[:, k] < tol) & (along[:, k] > 0) & (along[:, k] < 1.2 * length)
+    if hits[k] < 0.3 * length:
+        return None
+    return cv2.fitLine(np.vstack([pts[sel], start[None]]).astype(np.float32), cv2.DIST_HUBER, 0, 0.01,
+                       0.01).reshape(4)
+
+
+def _despiked(contour: np.ndarray, quad: np.ndarray) -> list[np.ndarray]:
+    """Quads with a corner the hull put on a spike (a smear or print joined to the outline, out to the
+    picture's edge) placed again: where the straight sides from its two neighbours meet. A side that the
+    outline does not run along is the sign; either of its ends may be the spike, so both are tried."""
+    pts = contour.reshape(-1, 2).astype(np.float32)
+    c = contour.reshape(-1, 1, 2).astype(np.float32)
+    out = []
+    for s in range(4):
+        a, b = quad[s], quad[(s + 1) % 4]
+        if _side_support(c, a, b) >= 0.7:
+            continue
+        for k in (s, (s + 1) % 4):
+            prev, nxt = quad[k - 1], quad[(k + 1) % 4]
+            l1, l2 = _ray(pts, prev, quad[k]), _ray(pts, nxt, quad[k])
+            if l1 is None or l2 is None:
+                continue
+            p = _line_intersection(l1, l2)
+            if p is None or float(np.hypot(*(p - quad[k]))) < 2.0:
+                continue
+            alt = quad.copy()
+            alt[k] = p
+            sides = [np.hypot(*(alt[i] - alt[(i + 1) % 4])) for i in range(4)]
+            if cv2.isContourConvex(alt.reshape(-1, 1, 2)) and min(sides) > 0.35 * max(sides):
+                out.append(alt)
+    return out
 
 
 def _touches_frame(quad: np.ndarray, shape: tuple[int, ...], tol: float = 2.0) -> bool:
