@@ -98,6 +98,7 @@ def _sure_of_writing(kinds: CellKinds, sure: float = 0.9, enough: int = 3) -> bo
     return int(((kinds.kinds == ENTRY) & (p_entry >= sure)).sum()) >= enough
 
 
+SURE_WRITTEN = 0.8  # a cell less sure than this of holding a written digit is never called a mistake
 DOUBT = 0.1  # an entry whose readers give the solution's digit these odds against their likeliest is the solution's
 
 
@@ -167,8 +168,12 @@ def written_part(givens: str, kinds: CellKinds, printed: Reading, solution: str 
         digit_p = np.maximum(kinds.probs[:, 10:19], kinds.probs[:, 1:10])
         odd = [int(i) for i in np.flatnonzero(read) if int(read[i]) != int(solution[i])]
         other = second.digits(odd) if odd and second is not None else None
+        written = kinds.probs[:, 1:19].sum(axis=1)  # a digit was written there at all (entry, or misread as print)
         for k, i in enumerate(odd):
             right = int(solution[i]) - 1
+            if written[i] < SURE_WRITTEN:  # perhaps large pencil marks, not an entry: no mistake claimed
+                read[i] = right + 1
+                continue
             chance = digit_p[i, right] / digit_p[i].max()  # the right digit's odds against the likeliest
             if other is not None:  # the two readers' odds, averaged geometrically
                 chance = np.sqrt(chance * other[k, right] / other[k].max())
