@@ -261,7 +261,10 @@ def _best_curled(mask: np.ndarray, probe: np.ndarray, min_score: float, area_min
             cell = float(np.linalg.norm(flat.corners[0] - flat.corners[2])) / (9 * 2**0.5)
             off = min((np.sort(np.abs(np.roll(curled.corners, k, axis=0) - flat.corners).max(axis=1))
                        for k in range(4)), key=lambda d: float(d[3]))
-            if off[3] > 0.35 * cell and (off[2] > 0.35 * cell or bend_of(curled.lattice) > SAME_BEND):
+            # unless the flat outline runs along the picture's edge (two corners on it, where the frame cuts
+            # the outline, not on the grid's lines) and the curled fit is clearly a grid
+            cut = _cut_by_frame(flat.corners, mask.shape, tol=4.0) and curled.score >= CLEAR_SCORE
+            if not cut and off[3] > 0.35 * cell and (off[2] > 0.35 * cell or bend_of(curled.lattice) > SAME_BEND):
                 continue
         if best is None or curled.score > best.score:
             best = curled
