@@ -35,9 +35,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import hashlib
-import io
-import json
 import random
 import sys
 import time
@@ -49,7 +46,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from photos import DEFAULT_DIR, is_validation, load  # noqa: E402
-from train_digits import HAND_FONT_DIRS, _render_digit, find_fonts, nine_digits  # noqa: E402
+from train_digits import HAND_FONT_DIRS, _render_digit, export_onnx, find_fonts, nine_digits  # noqa: E402
 
 import ar_sudoku.vision.kinds as kinds_mod  # noqa: E402
 from ar_sudoku.vision.kinds import INK_SKIP, cell_views, ink_scores  # noqa: E402
@@ -490,8 +487,11 @@ def train(xs: np.ndarray, ys: np.ndarray, ws: np.ndarray, epochs: int, seed: int
 
 
 def predict(model, xs: np.ndarray) -> np.ndarray:
+    """The model's classes for ``xs`` (n, h, w), in batches."""
     import torch
 
+    if not len(xs):
+        return np.zeros(0, np.int64)
     with torch.no_grad():
         return np.concatenate([model(torch.from_numpy(xs[k: k + 2048]).unsqueeze(1)).argmax(1).numpy()
                                for k in range(0, len(xs), 2048)])
@@ -503,17 +503,7 @@ def eleven(y: np.ndarray) -> np.ndarray:
 
 
 def export(model, out: Path, meta: dict) -> None:
-    import torch
-
-    buf = io.BytesIO()
-    view = kinds_mod.VIEW
-    torch.onnx.export(model, torch.zeros(1, 1, view, view), buf, input_names=["views"], output_names=["logits"],
-                      dynamic_axes={"views": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
-    data = buf.getvalue()
-    out.write_bytes(data)
-    meta["sha256"] = hashlib.sha256(data).hexdigest()
-    meta["bytes"] = len(data)
-    out.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
+    export_onnx(model, out, kinds_mod.VIEW, "views", meta)
 
 
 def gather(jobs: list, fn, workers: int, inked_only: bool = True) -> tuple[np.ndarray, np.ndarray]:

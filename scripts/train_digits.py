@@ -293,18 +293,23 @@ def accuracy(model, xs: np.ndarray, ys: np.ndarray) -> float:
     return float((pred == ys).mean())
 
 
-def export(model, out: Path, meta: dict) -> None:
+def export_onnx(model, out: Path, side: int, input_name: str, meta: dict) -> None:
+    """Write ``model`` as ONNX (a batch of (n, 1, side, side) images in, logits out) and its ``.json``
+    metadata with the file's sha256 and size; shared by every training script here."""
     import torch
 
-    dummy = torch.zeros(1, 1, INPUT, INPUT)
     buf = io.BytesIO()
-    torch.onnx.export(model, dummy, buf, input_names=["cells"], output_names=["logits"],
-                      dynamic_axes={"cells": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
+    torch.onnx.export(model, torch.zeros(1, 1, side, side), buf, input_names=[input_name], output_names=["logits"],
+                      dynamic_axes={input_name: {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
     data = buf.getvalue()
     out.write_bytes(data)
     meta["sha256"] = hashlib.sha256(data).hexdigest()
     meta["bytes"] = len(data)
     out.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
+
+
+def export(model, out: Path, meta: dict) -> None:
+    export_onnx(model, out, INPUT, "cells", meta)
 
 
 def main() -> int:

@@ -31,9 +31,6 @@ command above; held-out entries read 98.9% (1674 cells, ``eval_entries.py``: kin
 from __future__ import annotations
 
 import argparse
-import hashlib
-import io
-import json
 import random
 import sys
 import time
@@ -43,8 +40,19 @@ import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from train_cells import HELD_OUT, Glyphs, Sample, hand_fonts, hw_photos, jitter, red_bank, sudoku_photos, synth_page  # noqa: E402,E501
-from train_digits import find_fonts  # noqa: E402
+from train_cells import (  # noqa: E402,E501
+    HELD_OUT,
+    Glyphs,
+    Sample,
+    hand_fonts,
+    hw_photos,
+    jitter,
+    predict,
+    red_bank,
+    sudoku_photos,
+    synth_page,
+)
+from train_digits import export_onnx, find_fonts  # noqa: E402
 
 from ar_sudoku.vision.entries import FIT, SIZE, entry_crops  # noqa: E402
 from ar_sudoku.vision.kinds import warp_views_grid  # noqa: E402
@@ -198,25 +206,8 @@ def train(xs: np.ndarray, ys: np.ndarray, ws: np.ndarray, epochs: int, seed: int
     return model
 
 
-def predict(model, xs: np.ndarray) -> np.ndarray:
-    import torch
-
-    with torch.no_grad():
-        return np.concatenate([model(torch.from_numpy(xs[k: k + 1024]).unsqueeze(1)).argmax(1).numpy()
-                               for k in range(0, len(xs), 1024)]) if len(xs) else np.zeros(0, np.int64)
-
-
 def export(model, out: Path, meta: dict) -> None:
-    import torch
-
-    buf = io.BytesIO()
-    torch.onnx.export(model, torch.zeros(1, 1, SIZE, SIZE), buf, input_names=["crops"], output_names=["logits"],
-                      dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
-    data = buf.getvalue()
-    out.write_bytes(data)
-    meta["sha256"] = hashlib.sha256(data).hexdigest()
-    meta["bytes"] = len(data)
-    out.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
+    export_onnx(model, out, SIZE, "crops", meta)
 
 
 # --------------------------------------------------------------------------- main
