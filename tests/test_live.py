@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 import time
 
 import cv2
 import numpy as np
 import pytest
 
-from ar_sudoku.ar.session import ARSession
+from ar_sudoku.ar.session import ARSession, SessionConfig
 from ar_sudoku.cli import main
 from ar_sudoku.cli.video import run_loop
 from ar_sudoku.io.sinks import VideoSink
-from ar_sudoku.io.sources import open_source
+from ar_sudoku.io.sources import FrameSource, open_source
 from ar_sudoku.io.window import Action, UiState, cell_at, handle_key
 from ar_sudoku.sudoku.generator import generate
+from ar_sudoku.vision.grid import working_gray
 from ar_sudoku.vision.synth import background, page, place, quad
 
 W, H = 960, 540
@@ -125,7 +127,7 @@ def test_recording_is_readable_after_an_exception_mid_stream(tmp_path, reader, v
     path, _ = video
     out = tmp_path / "rec.mp4"
 
-    class Failing:
+    class Failing(FrameSource):
         def __init__(self, src):
             self.src, self.info = src, src.info
 
@@ -143,6 +145,29 @@ def test_recording_is_readable_after_an_exception_mid_stream(tmp_path, reader, v
     while cap.read()[0]:
         n += 1
     assert n == 12
+
+
+def test_frames_are_prepared_ahead_on_the_decoder_thread(video, reader):
+    """The working grey made ahead on the decoder thread is the one the session would make, and
+    stepping with it gives the same result as stepping without it."""
+    path, _ = video
+    threads: list[str] = []
+
+    def prepare(frame):
+        threads.append(threading.current_thread().name)
+        return frame, working_gray(frame, 640)
+
+    with open_source(str(path)) as src:
+        items = list(src.prepared(prepare))
+    assert len(items) == 110 and threads[0] == "MainThread" and set(threads[1:]) == {"ar-sudoku-decoder"}
+    frame, small = items[20]
+    assert small.shape == (360, 640) and np.array_equal(small, working_gray(frame, 640))
+    config = SessionConfig(work_side=640)
+    with ARSession(reader, config=config) as a, ARSession(reader, config=config) as b:
+        for frame, small in items[:30]:
+            ra, rb = a.step(frame, small=small), b.step(frame)
+            assert (ra.corners is None) == (rb.corners is None) and ra.givens == rb.givens
+            assert ra.corners is None or np.allclose(ra.corners, rb.corners, atol=0.5)
 
 
 def test_keys_and_clicks():

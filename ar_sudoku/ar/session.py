@@ -53,7 +53,7 @@ from ar_sudoku.sudoku.rules import BoardResult, Reading
 from ar_sudoku.sudoku.written import Written
 from ar_sudoku.vision.cells import quick_ink
 from ar_sudoku.vision.digits import DigitReader
-from ar_sudoku.vision.grid import find_grid, to_gray
+from ar_sudoku.vision.grid import find_grid, to_gray, working_gray
 from ar_sudoku.vision.kinds import CellKinds, KindReader, cell_inputs
 from ar_sudoku.vision.lattice import from_corners, rotate
 from ar_sudoku.vision.reading import EntryOpinion, fuse, read_grid, read_oriented, written_part
@@ -443,14 +443,9 @@ class ARSession:
 
     # ------------------------------------------------------------------ the frame
 
-    def _prepare(self, frame: np.ndarray) -> None:
-        """Grey at working size now, at full size only if a reading needs it; a new frame size starts afresh.
-
-        A large frame is subsampled before it is made grey: nearest-neighbour reads a third of a 4K
-        frame's rows (1.6 ms against 6.5 ms for linear and 8.3 ms for grey-then-area on freshly decoded
-        frames), and measured on the sample upscaled to 4K its corners are as exact (median 4.3 px
-        against 4.4 px in 720p pixels). Detection and tracking then cost what they do at 720p.
-        """
+    def _prepare(self, frame: np.ndarray, small: np.ndarray | None) -> None:
+        """Grey at working size now (or the one made ahead), at full size only if a reading needs it;
+        a new frame size starts afresh."""
         if frame.shape[:2] != self._shape:
             self._shape = frame.shape[:2]
             self.tracker.reset()
@@ -461,31 +456,32 @@ class ARSession:
         self._scale = min(1.0, self.cfg.work_side / max(h, w))
         self._frame = frame
         self._gray = None
+        if small is None or small.shape[:2] != (round(h * self._scale), round(w * self._scale)):
+            small = working_gray(frame, self.cfg.work_side)
+        self._small = small
         if self._scale == 1.0:
-            self._gray = self._small = to_gray(frame)
-        else:
-            size = (round(w * self._scale), round(h * self._scale))
-            k = round(1 / self._scale)
-            if k * size[0] == w and k * size[1] == h:
-                # a whole factor (4K to 1280x720: 3): grey of every k-th row, then every k-th pixel of those;
-                # the same pixels as nearest-neighbour on the colour frame, ~15% sooner (cvtColor reads rows faster)
-                self._small = cv2.resize(to_gray(frame[::k]), size, interpolation=cv2.INTER_NEAREST)
-            else:
-                self._small = to_gray(cv2.resize(frame, size, interpolation=cv2.INTER_NEAREST))
+            self._gray = small
+
+    def working_gray(self, frame: np.ndarray) -> np.ndarray:
+        """What ``step(frame, small=...)`` takes: pure and thread-safe, for a decoder thread to make ahead."""
+        return working_gray(frame, self.cfg.work_side)
 
     def _full_gray(self) -> np.ndarray:
         if self._gray is None:
             self._gray = to_gray(self._frame)
         return self._gray
 
-    def step(self, frame: np.ndarray, still: bool = False) -> FrameResult:
-        """Advance one frame; never waits for the solver (except on a still, its own scene)."""
+    def step(self, frame: np.ndarray, still: bool = False, small: np.ndarray | None = None) -> FrameResult:
+        """Advance one frame; never waits for the solver (except on a still, its own scene).
+
+        ``small`` is the frame's ``working_gray``, if it was made ahead (off the loop's thread).
+        """
         if still:
             return self._step_still(frame)
         t0 = time.perf_counter()
         self.frame_index += 1
         timings: dict[str, float] = {}
-        self._prepare(frame)
+        self._prepare(frame, small)
         self._poll()
 
         t = time.perf_counter()

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
+import numpy as np
 
 from ar_sudoku.ar.marks import MODES
 from ar_sudoku.cli.common import EXIT_OK, EXIT_UNSOLVED, CliError, help_format, refuse_overwriting
@@ -90,20 +91,25 @@ def run_loop(source, session, *, sink=None, log=None, window=None, show_status: 
     raw = None
     refreshed = 0.0
     exhausted = False
-    frames = iter(source)
     still = source.info.kind == "images"  # each photo is its own scene
+
+    def prepare(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """Per-frame work that needs no state; a video file's decoder thread runs it ahead of the loop."""
+        if undistort is not None:
+            frame = undistort(frame)
+        return frame, None if still else session.working_gray(frame)
+
+    frames = source.prepared(prepare)
     try:
         while not ui.quit:
             if not ui.paused or last is None:
                 try:
-                    frame = next(frames)
+                    frame, small = next(frames)
                 except StopIteration:
                     exhausted = True
                     break
-                if undistort is not None:
-                    frame = undistort(frame)
                 raw = frame.copy() if window is not None else None
-                result = session.step(frame, still=still)
+                result = session.step(frame, still=still, small=small)
                 out = session.draw(frame, result)
                 fps = meter.tick()
                 if ui.show_status:
