@@ -6,7 +6,9 @@
 Each round runs the real command, ``ar-sudoku video CLIP --headless --jsonl LOG``,
 once per size, one after the other, and reads back the log: the pipeline time
 per frame (``t_ms``, decode and drawing excluded) and the whole-process fps that
-the command prints. The ratio of medians is the figure to compare; absolute
+the command prints. The working-size grey that detection and tracking see is made
+on the decoder thread, ahead of the loop, so ``t_ms`` does not include it; the
+whole-process fps does. The ratio of medians is the figure to compare; absolute
 numbers move with the load on the machine.
 """
 
