@@ -138,8 +138,6 @@ class VideoSink:
     """
 
     def __init__(self, path: str | Path, size: tuple[int, int], fps: float | Fraction):
-        import av  # FFmpeg; imported here so commands without a recording never load it
-
         self.path = Path(path)
         check_writable(self.path, VIDEO_EXT)
         self.size = (int(size[0]), int(size[1]))
@@ -155,11 +153,24 @@ class VideoSink:
         self._error: BaseException | None = None
         self._closed = False
         self.writer_cpu = 0.0
+        self._queue: queue.Queue[object] = queue.Queue(maxsize=QUEUE_FRAMES)
+        # PyAV's import (~45 ms) and the encoder's opening run on the writer thread, beside the loop's
+        # first frames (whose work releases the GIL), instead of before them; what goes wrong there
+        # (an encoder that refuses the settings) is a SinkError on the next write() or on close()
+        self._thread = threading.Thread(target=self._run, name="ar-sudoku-video-writer", daemon=True)
+        self._thread.start()
+
+    def _open(self):
+        """The container and the encoder, on the writer thread; raises SinkError, leaving no file."""
+        import av  # FFmpeg; imported here so commands without a recording never load it
+
+        self._av = av
+        container = None
         try:
-            self._container = av.open(str(self.tmp), "w", format=_FORMAT.get(self.path.suffix.lower()),
-                                      options=dict(self.codec.container_options))
-            self._stream = self._container.add_stream(self.codec.encoder, rate=self.rate)
-            cc = self._stream.codec_context
+            container = av.open(str(self.tmp), "w", format=_FORMAT.get(self.path.suffix.lower()),
+                                options=dict(self.codec.container_options))
+            stream = container.add_stream(self.codec.encoder, rate=self.rate)
+            cc = stream.codec_context
             cc.width, cc.height = self.padded
             cc.pix_fmt = self.codec.pix_fmt
             cc.time_base = 1 / self.rate
@@ -169,17 +180,14 @@ class VideoSink:
                 # the frames are converted with BT.601, limited range: say so, or HD players assume BT.709
                 cc.colorspace, cc.color_range, cc.color_primaries, cc.color_trc = 6, 1, 1, 1
             cc.options = opts
-            cc.open()  # fails here, not on the writer thread, if the encoder refuses the settings
+            cc.open()  # fails here, before any frame, if the encoder refuses the settings
         except (OSError, ValueError, av.FFmpegError) as exc:
-            if hasattr(self, "_container"):
+            if container is not None:
                 with contextlib.suppress(Exception):  # the open already failed; this is only cleanup
-                    self._container.close()
+                    container.close()
             self._discard()
             raise SinkError(f"{self.path}: cannot be written ({_reason(exc)})") from exc
-        self._av = av
-        self._queue: queue.Queue[object] = queue.Queue(maxsize=QUEUE_FRAMES)
-        self._thread = threading.Thread(target=self._run, name="ar-sudoku-video-writer", daemon=True)
-        self._thread.start()
+        return container, stream
 
     # -- the frame loop's side -------------------------------------------------
     def write(self, frame: np.ndarray, *, owned: bool = False) -> None:
@@ -224,6 +232,8 @@ class VideoSink:
         self._raise_if_failed()
 
     def _raise_if_failed(self) -> None:
+        if isinstance(self._error, SinkError):  # the file could not even be opened
+            raise SinkError(str(self._error)) from self._error.__cause__
         if self._error is not None:
             raise SinkWriteError(f"{self.path}: the recording could not be written ({_reason(self._error)}); "
                                  "the partial file was removed") from self._error
@@ -235,6 +245,13 @@ class VideoSink:
     # -- the writer thread -----------------------------------------------------
     def _run(self) -> None:
         lower_priority()  # the frame loop first; encoding takes the time it leaves (the queue absorbs a burst)
+        try:
+            self._container, self._stream = self._open()
+        except SinkError as exc:
+            self._error = exc
+            while self._queue.get() is not _STOP:  # drained, so the frame loop never blocks on a dead writer
+                pass
+            return
         pts = 0
         while True:
             item = self._queue.get()

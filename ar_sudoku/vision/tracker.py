@@ -29,6 +29,15 @@ LK = {
 }
 
 
+def _around(points: np.ndarray, w: int, h: int) -> tuple[int, int, int, int]:
+    """A box around ``points`` with room for LK's coarsest window (21 px at level 3: 168 px), inside the frame."""
+    lo, hi = points.min(axis=0), points.max(axis=0)
+    margin = 96 + 0.1 * float((hi - lo).max())
+    x0, y0 = (max(0, int(v - margin)) for v in lo)
+    x1, y1 = int(min(w, hi[0] + margin + 1)), int(min(h, hi[1] + margin + 1))
+    return x0, y0, max(x1, x0 + 1), max(y1, y0 + 1)
+
+
 class GridTracker:
     """Holds the previous frame and the points; ``track`` returns new corners or None when lost."""
 
@@ -75,12 +84,18 @@ class GridTracker:
         # start the search where constant motion would put each point: a grid is periodic,
         # and a search from zero motion snaps to the neighbouring crossing when the page moves fast
         guess = p0.copy() if self.motion is None else cv2.perspectiveTransform(p0, self.motion)
-        p1, st, _ = cv2.calcOpticalFlowPyrLK(self.prev, gray, p0, guess.copy(), flags=cv2.OPTFLOW_USE_INITIAL_FLOW,
-                                             **LK)
+        # the flow is computed on the board's neighbourhood only: its pyramids cost what the board's size
+        # does, not the frame's (LK's own pyramids and gradients are most of its time)
+        x0, y0, x1, y1 = _around(np.concatenate([p0, guess]).reshape(-1, 2), w, h)
+        prev, cur = self.prev[y0:y1, x0:x1], gray[y0:y1, x0:x1]
+        origin = np.float32([x0, y0])
+        p1, st, _ = cv2.calcOpticalFlowPyrLK(prev, cur, p0 - origin, guess - origin,
+                                             flags=cv2.OPTFLOW_USE_INITIAL_FLOW, **LK)
         if p1 is None:
             self.reset()
             return None
-        p0r, st2, _ = cv2.calcOpticalFlowPyrLK(gray, self.prev, p1, None, **LK)
+        p0r, st2, _ = cv2.calcOpticalFlowPyrLK(cur, prev, p1, None, **LK)
+        p1, p0r = p1 + origin, p0r + origin
         fb = np.linalg.norm((p0 - p0r).reshape(-1, 2), axis=1)
         good = (st.ravel() == 1) & (st2.ravel() == 1) & (fb < self.fb_error) & inside
         if good.sum() < self.min_points:
