@@ -193,3 +193,70 @@ def test_large_pencil_marks_are_not_called_mistakes(name, capsys):
     assert main(["image", str(folder / "images" / f"{name}.jpg"), "--json"]) == 0
     obj = json.loads(capsys.readouterr().out)
     assert obj["status"] == "solved" and obj["mistakes"] == []
+
+
+def _dat(path) -> str:
+    lines = path.read_text().splitlines()[2:11]
+    return "".join(t for ln in lines for t in ln.split()).replace("0", ".")
+
+
+@pytest.mark.parametrize("name", ["image1014", "image1001", "image1031"])
+def test_small_or_faint_entries_are_measured_against_the_pages_own(name, capsys):
+    """Training mixed photos (red pen in every blank): image1014's 9 in r4c1, written small, read as pencil
+    marks alone; image1001's and image1031's thin 1 (r7c2, r9c9) too faint for the digit model's cutter.
+    Each is as tall as the page's own sure entries and is the solution's digit, so it is an entry, and the
+    photo's givens and entries split exactly."""
+    printed = need(SHARED / "sudoku-photos" / "printed" / f"{name}.dat")
+    mixed = need(SHARED / "sudoku-photos" / "mixed" / f"{name}.jpg")
+    givens, full = _dat(printed), _dat(mixed.with_suffix(".dat"))
+    assert main(["image", str(mixed), "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["givens"] == givens
+    assert obj["entries"] == "".join(f if g == "." else "." for g, f in zip(givens, full))
+
+
+def test_a_lone_pencil_mark_of_the_solutions_digit_stays_a_candidate(capsys):
+    """A training photo (03_10) whose r9c2 holds one pencilled 6, the solution's digit, about half as tall as
+    the page's entries: still candidates, not an entry."""
+    folder = need(SHARED / "handwritten-photos")
+    assert main(["image", str(folder / "images" / "03_10_iphone_14_0.jpg"), "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["solution"][73] == "6" and obj["cells"][73] == "c" and obj["entries"][73] == "."
+
+
+def test_an_unsure_entry_as_small_as_the_pages_pencil_marks_is_candidates(monkeypatch):
+    """A training photo (03_10) with pen entries and pencil marks, read by the pipeline; then its lone pencilled
+    6 (r9c2, about half as tall as the page's entries) and a real pen entry are both handed to ``written_part``
+    as unsure entries that the digit model's cutter saw. The pencil mark goes back to candidates, the pen
+    entry stays an entry."""
+    from dataclasses import replace
+
+    from ar_sudoku.vision import reading
+    from ar_sudoku.vision.digits import DigitReader
+
+    folder = need(SHARED / "handwritten-photos")
+    seen: dict = {}
+    real = reading.written_part
+
+    def spy(givens, kinds, printed, solution=None, second=None):
+        seen.update(givens=givens, kinds=kinds, printed=printed, solution=solution, second=second)
+        return real(givens, kinds, printed, solution, second)
+
+    monkeypatch.setattr(reading, "written_part", spy)
+    reading.process_image(cv2.imread(str(folder / "images" / "03_10_iphone_14_0.jpg")), DigitReader(),
+                          kinds=KindReader())
+    kinds, solution = seen["kinds"], seen["solution"]
+    pen = next(i for i, ch in enumerate(kinds.cells) if ch == "e" and kinds.digits[i] == int(solution[i]))
+    probs, k, d = kinds.probs.copy(), kinds.kinds.copy(), kinds.digits.copy()
+    printed = seen["printed"].probs.copy()
+    for i in (73, pen):  # an entry of the solution's digit, the model only 60% sure of it, the digit cutter saw ink
+        probs[i] = 0.0
+        probs[i, 9 + int(solution[i])], probs[i, 19] = 0.6, 0.4
+        k[i], d[i] = 2, int(solution[i])
+        printed[i] = 0.0
+        printed[i, 0], printed[i, int(solution[i])] = 0.3, 0.7
+    unsure = replace(kinds, probs=probs, kinds=k, digits=d)
+    second = reading.EntryOpinion(seen["second"].kinds, seen["second"].image, seen["second"].corners)
+    w = real(seen["givens"], unsure, replace(seen["printed"], probs=printed), solution, second)
+    assert w.cells[73] == "c" and w.entries[73] == "."
+    assert w.cells[pen] == "e" and w.entries[pen] == solution[pen]

@@ -172,16 +172,34 @@ def _fit(ink: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return out
 
 
-def entry_crop(region: np.ndarray) -> np.ndarray:
-    """One cell's model input from its region: the cell (CELL px) with PAD px of its neighbours around it."""
+def _digit(region: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """A cell region's ink map (grid lines removed) and its digit's mask (None: no digit found)."""
     ink = _stroke_map(region.astype(np.float32))
     strokes = (ink > THRESH).astype(np.uint8)
     lines = _line_mask(strokes)
     strokes[lines > 0] = 0
     ink = np.where(lines > 0, 0.0, ink).astype(np.float32)
-    mask = _digit_mask(strokes, ink)
+    return ink, _digit_mask(strokes, ink)
+
+
+def ink_height(region: np.ndarray) -> int:
+    """The height in px (at CELL scale) of the digit found in a cell's region; 0 when there is none.
+
+    Written size varies from writer to writer, so it says little alone; against the same page's
+    sure entries it tells a small pencilled mark from an entry (``reading.EntryOpinion.heights``).
+    """
+    mask = _digit(region)[1]
+    if mask is None:
+        return 0
+    rows = np.flatnonzero(mask.any(axis=1))
+    return int(rows[-1] - rows[0] + 1)
+
+
+def entry_crop(region: np.ndarray) -> np.ndarray:
+    """One cell's model input from its region: the cell (CELL px) with PAD px of its neighbours around it."""
+    ink, mask = _digit(region)
     if mask is None:  # nothing found: the cell's interior as it is, so the model still sees something
-        mask = np.zeros_like(strokes)
+        mask = np.zeros(ink.shape, np.uint8)
         mask[PAD + INSET: PAD + CELL - INSET, PAD + INSET: PAD + CELL - INSET] = 1
     return _fit(ink, mask)
 

@@ -16,7 +16,7 @@ from ar_sudoku.sudoku.rules import BoardResult, Reading, check_reading
 from ar_sudoku.sudoku.written import NAMES, Written, from_kinds, settle
 from ar_sudoku.vision.cells import CELL, cut_cells, warp_grid
 from ar_sudoku.vision.digits import DigitReader
-from ar_sudoku.vision.entries import candidate_pieces, cell_region, entry_crops
+from ar_sudoku.vision.entries import candidate_pieces, cell_region, entry_crops, ink_height
 from ar_sudoku.vision.grid import find_grid, to_gray
 from ar_sudoku.vision.kinds import CANDIDATES, ENTRY, CellKinds, KindReader, cell_inputs, warp_views_grid
 from ar_sudoku.vision.lattice import rectify, rotate
@@ -100,6 +100,13 @@ def _sure_of_writing(kinds: CellKinds, sure: float = 0.9, enough: int = 3) -> bo
 
 SURE_WRITTEN = 0.8  # a cell less sure than this of holding a written digit is never called a mistake
 DOUBT = 0.1  # an entry whose readers give the solution's digit these odds against their likeliest is the solution's
+# Sizes against the page's own sure entries (the median height of up to REFERENCE of them, at least MIN_REFERENCE):
+# pencilled candidates are about 0.6 of them (0.45-0.8 on the handwritten photos), entries about 1 (>= 0.78).
+LONE_ENTRY = 0.85  # one small digit, read as candidates, this tall and the solution's digit: an entry written small
+SEEN_ENTRY = 2 / 3  # an entry the gate would drop as a smudge, this tall and the solution's digit: kept
+SMALL_ENTRY = 0.75  # an unsure entry on a page with pencil marks, smaller than this (entries: >= 0.78): candidates
+REFERENCE = 5
+MIN_REFERENCE = 3
 
 
 class EntryOpinion:
@@ -112,6 +119,8 @@ class EntryOpinion:
                  lattice: np.ndarray | None = None):
         self.kinds, self.image, self.corners, self.lattice = kinds, image, corners, lattice
         self._warped: np.ndarray | None = None
+        self._entry_height: float | None = None
+        self.lone: dict[int, np.ndarray] = {}  # P(digit 1..9) of the cells :meth:`candidates` found one blob in
 
     @property
     def warped(self) -> np.ndarray:
@@ -122,6 +131,37 @@ class EntryOpinion:
     def digits(self, cells: list[int]) -> np.ndarray:
         """P(digit 1..9) of each cell, read with its ink re-centred and re-scaled."""
         return self.kinds.entries.probabilities(entry_crops(self.warped, cells))
+
+    def entry_height(self, kinds: CellKinds, sure: float = 0.9) -> float:
+        """The median digit height of the page's surest entries (up to REFERENCE); 0 with too few of them.
+
+        Handwriting's size varies from writer to writer, so a cell's ink height says little alone
+        (candidates of a large hand are as tall as the entries of a small one); against the same
+        page's entries it does.
+        """
+        if self._entry_height is None:
+            p_entry = kinds.probs[:, 10:19].sum(axis=1)
+            order = [int(i) for i in np.argsort(-p_entry) if kinds.kinds[i] == ENTRY and p_entry[i] >= sure]
+            h = [x for x in self.heights(order[:REFERENCE]) if x > 0]
+            self._entry_height = float(np.median(h)) if len(h) >= MIN_REFERENCE else 0.0
+        return self._entry_height
+
+    def heights(self, cells: list[int]) -> list[int]:
+        """The digit's height (px at CELL scale) in each cell, 0 where none is found."""
+        return [ink_height(cell_region(self.warped, i)) for i in cells]
+
+    def relative_heights(self, kinds: CellKinds, cells: list[int]) -> list[float]:
+        """Each cell's digit height over the page's entries' (0 where no digit is found, or the page's is unknown)."""
+        if not cells:
+            return []
+        ref = self.entry_height(kinds)
+        if ref <= 0:
+            return [0.0] * len(cells)
+        return [h / ref for h in self.heights(cells)]
+
+    def page_sized(self, kinds: CellKinds, cells: list[int], share: float) -> list[int]:
+        """The cells whose digit is at least ``share`` of the page's entries' height (none when that is unknown)."""
+        return [i for i, r in zip(cells, self.relative_heights(kinds, cells)) if r >= share]
 
     def candidates(self, cells: list[int], sure: float = 0.5) -> list[str]:
         """The pencilled digits of each cell, in order ("26"): each small digit read alone, unsure ones left out.
@@ -135,6 +175,8 @@ class EntryOpinion:
         best, k, out = p.max(axis=1), 0, []
         for cell in pieces:  # one model call for them all, then each blob's reading in turn
             digits: set[str] = set()
+            if len(cell) == 1:
+                self.lone[cells[len(out)]] = p[k]
             for _, halves in cell:
                 picks = [k + 1, k + 2] if halves and min(best[k + 1], best[k + 2]) > best[k] else [k]
                 digits |= {str(int(p[j].argmax()) + 1) for j in picks if best[j] >= sure}
@@ -156,11 +198,22 @@ def written_part(givens: str, kinds: CellKinds, printed: Reading, solution: str 
     whose two readings together (the geometric mean of their odds) leave the
     solution's digit a fair chance (``DOUBT``) is taken as that digit rather
     than flagged.
+
+    Size settles entry against pencil mark, but only against the page's own sure
+    entries (:meth:`EntryOpinion.entry_height`): one person writes small, another
+    pencils large. A digit that the gate would drop, or a single small digit read
+    as candidates, is an entry when it is the solution's digit and nearly as tall
+    as the page's entries (``SEEN_ENTRY``, ``LONE_ENTRY``); on a page with pencil
+    marks, an unsure entry well below their size is candidates (``SMALL_ENTRY``).
     """
     p_entry = kinds.probs[:, 10:19].sum(axis=1)
     seen = (printed.probs[:, 0] < 0.5) | (p_entry >= 0.9)
     if kinds.ink is not None:
         seen |= (kinds.ink > 0) & (p_entry >= 0.5)
+    if solution and second is not None:  # a faint or thin entry of the solution's digit, as tall as the page's entries
+        faint = [i for i, ch in enumerate(kinds.cells)
+                 if ch == "e" and not seen[i] and givens[i] in ".0" and int(kinds.digits[i]) == int(solution[i])]
+        seen[second.page_sized(kinds, faint, SEEN_ENTRY)] = True
     letters = "".join("." if ch == "e" and not seen[i] else ch for i, ch in enumerate(kinds.cells))
     read = kinds.digits.copy()
     if solution:
@@ -181,12 +234,21 @@ def written_part(givens: str, kinds: CellKinds, printed: Reading, solution: str 
                 read[i] = right + 1
     digits = "".join(str(d) if d else "." for d in read)
     w = from_kinds(givens, letters, digits)
-    candidates = None
-    if second is not None:
-        marked = [i for i, ch in enumerate(w.cells) if ch == "c"]
-        pencilled = dict(zip(marked, second.candidates(marked)))
-        candidates = tuple(pencilled.get(i, "") for i in range(81))
-    return Written(w.cells, w.entries, candidates)
+    if second is None:
+        return w
+    marked = [i for i, ch in enumerate(w.cells) if ch == "c"]
+    pencilled = dict(zip(marked, second.candidates(marked)))
+    cells, entries = list(w.cells), list(w.entries)
+    if solution:  # one digit written small, of the solution and as tall as the page's entries: an entry
+        lone = [i for i in marked if i in second.lone and int(second.lone[i].argmax()) + 1 == int(solution[i])]
+        for i in second.page_sized(kinds, lone, LONE_ENTRY):
+            cells[i], entries[i], pencilled[i] = "e", solution[i], ""
+    if "c" in cells:  # a page with pencil marks: an unsure entry well below the page's entries' size is one more
+        unsure = [i for i, ch in enumerate(cells) if ch == "e" and kinds.kinds[i] == ENTRY and p_entry[i] < 0.9]
+        small = [i for i, r in zip(unsure, second.relative_heights(kinds, unsure)) if 0 < r < SMALL_ENTRY]
+        for i, ds in zip(small, second.candidates(small)):
+            cells[i], entries[i], pencilled[i] = "c", ".", ds
+    return Written("".join(cells), "".join(entries), tuple(pencilled.get(i, "") for i in range(81)))
 
 
 def _settled(result: BoardResult, kinds: CellKinds, sure: float = 0.9) -> BoardResult:
