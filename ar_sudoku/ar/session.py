@@ -56,7 +56,14 @@ from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.grid import find_grid, to_gray, working_gray
 from ar_sudoku.vision.kinds import CellKinds, KindReader, cell_inputs
 from ar_sudoku.vision.lattice import from_corners, rotate
-from ar_sudoku.vision.reading import EntryOpinion, fuse, read_grid, read_oriented, written_part
+from ar_sudoku.vision.reading import (
+    EntryOpinion,
+    fuse,
+    read_grid,
+    read_oriented,
+    small_print_is_written,
+    written_part,
+)
 from ar_sudoku.vision.tracker import GridTracker
 
 
@@ -295,8 +302,9 @@ class ARSession:
         self.cell_kinds = None
         if self.kinds is not None and self.oriented:
             # the colour frame: a pen's own ink tells entries from print (kinds.ink_votes)
-            self.cell_kinds = self.kinds.read(*cell_inputs(self._frame, corners, self.lattice))
             self.second = EntryOpinion(self.kinds, gray, corners, self.lattice)  # asked only about odd entries
+            self.cell_kinds = small_print_is_written(
+                self.kinds.read(*cell_inputs(self._frame, corners, self.lattice)), self.second)
             self.printed = reading
             reading = fuse(reading, self.cell_kinds)
         return corners, reading
