@@ -14,7 +14,7 @@ import numpy as np
 
 from ar_sudoku.sudoku.rules import BoardResult, Reading, check_reading
 from ar_sudoku.sudoku.written import NAMES, Written, from_kinds, settle
-from ar_sudoku.vision.cells import CELL, cut_cells, warp_grid
+from ar_sudoku.vision.cells import CELL, cut_cells, turn_cuts, warp_grid
 from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.entries import candidate_pieces, cell_region, entry_crops, ink_height
 from ar_sudoku.vision.grid import find_grid, to_gray, unshade
@@ -63,18 +63,24 @@ def read_oriented(gray: np.ndarray, corners: np.ndarray, reader: DigitReader,
     puzzle's own top-left.
     """
     warped = warp(gray, corners, lattice)
-    reading = reader.read(cut_cells(warped))
+    cuts = cut_cells(warped)
+    reading = reader.read(cuts)
     inked = reading.digits > 0
     if inked.sum() >= 10 and reading.confidence[inked].min() >= CONFIDENT:
         return corners, reading, lattice
-    turned = reader.read_many([cut_cells(np.ascontiguousarray(np.rot90(warped, k))) for k in (1, 2, 3)])
-    best = (_score(reading), 0, reading)
+    # which way is up, from the cells cut once and turned (a written-on page always gets here: the print
+    # model is unsure of handwriting); only a turn that wins is cut again, properly
+    turned = reader.read_many([turn_cuts(cuts, k) for k in (1, 2, 3)])
+    best = (_score(reading), 0)
     for k, r in zip((1, 2, 3), turned):
         s = _score(r)
         if s > best[0] + 0.05:
-            best = (s, k, r)
+            best = (s, k)
     k = best[1]
-    return np.roll(corners, -k, axis=0), best[2], None if lattice is None else rotate(lattice, k)
+    if k == 0:
+        return corners, reading, lattice
+    reading = reader.read(cut_cells(np.ascontiguousarray(np.rot90(warped, k))))
+    return np.roll(corners, -k, axis=0), reading, None if lattice is None else rotate(lattice, k)
 
 
 def fuse(printed: Reading, kinds: CellKinds) -> Reading:
