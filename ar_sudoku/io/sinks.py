@@ -219,8 +219,8 @@ class VideoSink:
                 self._thread.join()
             except KeyboardInterrupt as exc:
                 interrupted = exc
-        if self.frames == 0:  # nothing recorded (stopped before the first frame): no file, and nothing failed
-            self._error = None
+        if self.frames == 0 and not isinstance(self._error, SinkError):
+            self._error = None  # nothing recorded (stopped before the first frame): no file, and nothing failed
             self._discard()
         elif self._error is None:
             self._error = _rename_into_place(self.tmp, self.path)
