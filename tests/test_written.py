@@ -200,12 +200,8 @@ def _dat(path) -> str:
     return "".join(t for ln in lines for t in ln.split()).replace("0", ".")
 
 
-@pytest.mark.parametrize("name", ["image1014", "image1001", "image1031"])
-def test_small_or_faint_entries_are_measured_against_the_pages_own(name, capsys):
-    """Training mixed photos (red pen in every blank): image1014's 9 in r4c1, written small, read as pencil
-    marks alone; image1001's and image1031's thin 1 (r7c2, r9c9) too faint for the digit model's cutter.
-    Each is as tall as the page's own sure entries and is the solution's digit, so it is an entry, and the
-    photo's givens and entries split exactly."""
+def _splits_exactly(name: str, capsys) -> None:
+    """``image --json`` on a mixed photo gives its printed givens and its handwritten entries exactly."""
     printed = need(SHARED / "sudoku-photos" / "printed" / f"{name}.dat")
     mixed = need(SHARED / "sudoku-photos" / "mixed" / f"{name}.jpg")
     givens, full = _dat(printed), _dat(mixed.with_suffix(".dat"))
@@ -213,6 +209,15 @@ def test_small_or_faint_entries_are_measured_against_the_pages_own(name, capsys)
     obj = json.loads(capsys.readouterr().out)
     assert obj["givens"] == givens
     assert obj["entries"] == "".join(f if g == "." else "." for g, f in zip(givens, full))
+
+
+@pytest.mark.parametrize("name", ["image1014", "image1001", "image1031"])
+def test_small_or_faint_entries_are_measured_against_the_pages_own(name, capsys):
+    """Training mixed photos (red pen in every blank): image1014's 9 in r4c1, written small, read as pencil
+    marks alone; image1001's and image1031's thin 1 (r7c2, r9c9) too faint for the digit model's cutter.
+    Each is as tall as the page's own sure entries and is the solution's digit, so it is an entry, and the
+    photo's givens and entries split exactly."""
+    _splits_exactly(name, capsys)
 
 
 @pytest.mark.parametrize("name", ["image17", "image206"])
@@ -220,13 +225,7 @@ def test_handwriting_smaller_than_the_print_is_not_a_given(name, capsys):
     """Training mixed photos where the cell-kind model takes a handwritten digit for print (image17's red
     r1c9, image206's r8c2; the pen's colour does not show, or the model is sure of print).
     Each is under 0.8 of the page's printed digits' height, and print has one size, so it is an entry."""
-    printed = need(SHARED / "sudoku-photos" / "printed" / f"{name}.dat")
-    mixed = need(SHARED / "sudoku-photos" / "mixed" / f"{name}.jpg")
-    givens, full = _dat(printed), _dat(mixed.with_suffix(".dat"))
-    assert main(["image", str(mixed), "--json"]) == 0
-    obj = json.loads(capsys.readouterr().out)
-    assert obj["givens"] == givens
-    assert obj["entries"] == "".join(f if g == "." else "." for g, f in zip(givens, full))
+    _splits_exactly(name, capsys)
 
 
 def test_print_alone_is_never_taken_for_handwriting(capsys):
