@@ -138,6 +138,8 @@ class VideoSink:
     """
 
     def __init__(self, path: str | Path, size: tuple[int, int], fps: float | Fraction):
+        import av  # FFmpeg; imported here so commands without a recording never load it
+
         self.path = Path(path)
         check_writable(self.path, VIDEO_EXT)
         self.size = (int(size[0]), int(size[1]))
@@ -153,24 +155,11 @@ class VideoSink:
         self._error: BaseException | None = None
         self._closed = False
         self.writer_cpu = 0.0
-        self._queue: queue.Queue[object] = queue.Queue(maxsize=QUEUE_FRAMES)
-        # PyAV's import (~45 ms) and the encoder's opening run on the writer thread, beside the loop's
-        # first frames (whose work releases the GIL), instead of before them; what goes wrong there
-        # (an encoder that refuses the settings) is a SinkError on the next write() or on close()
-        self._thread = threading.Thread(target=self._run, name="ar-sudoku-video-writer", daemon=True)
-        self._thread.start()
-
-    def _open(self):
-        """The container and the encoder, on the writer thread; raises SinkError, leaving no file."""
-        import av  # FFmpeg; imported here so commands without a recording never load it
-
-        self._av = av
-        container = None
         try:
-            container = av.open(str(self.tmp), "w", format=_FORMAT.get(self.path.suffix.lower()),
-                                options=dict(self.codec.container_options))
-            stream = container.add_stream(self.codec.encoder, rate=self.rate)
-            cc = stream.codec_context
+            self._container = av.open(str(self.tmp), "w", format=_FORMAT.get(self.path.suffix.lower()),
+                                      options=dict(self.codec.container_options))
+            self._stream = self._container.add_stream(self.codec.encoder, rate=self.rate)
+            cc = self._stream.codec_context
             cc.width, cc.height = self.padded
             cc.pix_fmt = self.codec.pix_fmt
             cc.time_base = 1 / self.rate
@@ -180,14 +169,17 @@ class VideoSink:
                 # the frames are converted with BT.601, limited range: say so, or HD players assume BT.709
                 cc.colorspace, cc.color_range, cc.color_primaries, cc.color_trc = 6, 1, 1, 1
             cc.options = opts
-            cc.open()  # fails here, before any frame, if the encoder refuses the settings
+            cc.open()  # fails here, not on the writer thread, if the encoder refuses the settings
         except (OSError, ValueError, av.FFmpegError) as exc:
-            if container is not None:
+            if hasattr(self, "_container"):
                 with contextlib.suppress(Exception):  # the open already failed; this is only cleanup
-                    container.close()
+                    self._container.close()
             self._discard()
             raise SinkError(f"{self.path}: cannot be written ({_reason(exc)})") from exc
-        return container, stream
+        self._av = av
+        self._queue: queue.Queue[object] = queue.Queue(maxsize=QUEUE_FRAMES)
+        self._thread = threading.Thread(target=self._run, name="ar-sudoku-video-writer", daemon=True)
+        self._thread.start()
 
     # -- the frame loop's side -------------------------------------------------
     def write(self, frame: np.ndarray, *, owned: bool = False) -> None:
@@ -219,8 +211,8 @@ class VideoSink:
                 self._thread.join()
             except KeyboardInterrupt as exc:
                 interrupted = exc
-        if self.frames == 0 and not isinstance(self._error, SinkError):
-            self._error = None  # nothing recorded (stopped before the first frame): no file, and nothing failed
+        if self.frames == 0:  # nothing recorded (stopped before the first frame): no file, and nothing failed
+            self._error = None
             self._discard()
         elif self._error is None:
             self._error = _rename_into_place(self.tmp, self.path)
@@ -232,8 +224,6 @@ class VideoSink:
         self._raise_if_failed()
 
     def _raise_if_failed(self) -> None:
-        if isinstance(self._error, SinkError):  # the file could not even be opened
-            raise SinkError(str(self._error)) from self._error.__cause__
         if self._error is not None:
             raise SinkWriteError(f"{self.path}: the recording could not be written ({_reason(self._error)}); "
                                  "the partial file was removed") from self._error
@@ -245,13 +235,6 @@ class VideoSink:
     # -- the writer thread -----------------------------------------------------
     def _run(self) -> None:
         lower_priority()  # the frame loop first; encoding takes the time it leaves (the queue absorbs a burst)
-        try:
-            self._container, self._stream = self._open()
-        except SinkError as exc:
-            self._error = exc
-            while self._queue.get() is not _STOP:  # drained, so the frame loop never blocks on a dead writer
-                pass
-            return
         pts = 0
         while True:
             item = self._queue.get()
