@@ -303,8 +303,8 @@ class ARSession:
         if self.kinds is not None and self.oriented:
             # the colour frame: a pen's own ink tells entries from print (kinds.ink_votes)
             self.second = EntryOpinion(self.kinds, gray, corners, self.lattice)  # asked only about odd entries
-            self.cell_kinds = small_print_is_written(
-                self.kinds.read(*cell_inputs(self._frame, corners, self.lattice)), self.second)
+            views, inks = cell_inputs(self._frame, corners, self.lattice)
+            self.cell_kinds = small_print_is_written(self.kinds.read(views, inks), self.second, views)
             self.printed = reading
             reading = fuse(reading, self.cell_kinds)
         return corners, reading

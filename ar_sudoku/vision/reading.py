@@ -29,6 +29,8 @@ from ar_sudoku.vision.kinds import (
     decide,
     warp_views_grid,
 )
+from ar_sudoku.vision.kinds import CELL as VIEW_CELL
+from ar_sudoku.vision.kinds import MARGIN as VIEW_MARGIN
 from ar_sudoku.vision.lattice import rectify, rotate
 
 CONFIDENT = 0.9  # a reading whose weakest inked cell is above this is not re-read rotated
@@ -131,26 +133,49 @@ MIN_REFERENCE = 3
 
 
 SMALL_PRINT = 0.8  # a "given" this much shorter than the page's sure givens is handwriting (print has one size)
+PRINT_REFERENCE = 7  # the surest givens whose median height is the page's print size
+MAYBE_SMALL = 0.9  # a given whose rough height (from the model's views) is under this share is measured exactly
 
 
-def small_print_is_written(kinds: CellKinds, second: EntryOpinion, sure: float = 0.9) -> CellKinds:
+def _rough_heights(views: np.ndarray) -> np.ndarray:
+    """Each cell's ink height in its model view (half scale): the rows of the cell's interior, clear of its
+    grid lines, holding ink in the middle columns. Rough (a stray mark makes a digit taller), but free."""
+    m, half = VIEW_MARGIN // 2, VIEW_CELL // 2
+    inner = views[:, m + 3: m + half - 3, m + 6: m + half - 6] > 0.5
+    rows = inner.any(axis=2)
+    first = rows.argmax(axis=1)
+    last = rows.shape[1] - 1 - rows[:, ::-1].argmax(axis=1)
+    return np.where(rows.any(axis=1), last - first + 1, 0)
+
+
+def small_print_is_written(kinds: CellKinds, second: EntryOpinion, views: np.ndarray,
+                           sure: float = 0.9) -> CellKinds:
     """On a written-on page, a cell read as print whose digit is well below the print's size is an entry.
 
     A newspaper prints every given in one font at one size: over 9,200 givens of the training
     photos, each digit's height lies within 0.79-1.29 of its page's median (99.9% within
     0.83-1.17). Handwriting taken for print is mostly smaller (0.58-0.88 of it, in 12 of 13 such
     cells there), and a red or blue pen in poor light may not show its colour. Pages with no sure
-    entry are left alone: on print alone, nothing is handwriting.
+    entry are left alone: on print alone, nothing is handwriting. Only the surest givens (the
+    print's size) and those that look small in the model's views (``views``, from ``cell_inputs``)
+    are measured exactly.
     """
     if not _sure_of_writing(kinds, sure):
         return kinds
+    p_given = kinds.probs[:, 1:10].sum(axis=1)
     given = [int(i) for i in np.flatnonzero(kinds.kinds == GIVEN)]
-    heights = dict(zip(given, second.heights(given, flat=True)))
-    reference = [heights[i] for i in given if heights[i] > 0 and kinds.probs[i, 1:10].sum() >= sure]
+    surest = [i for i in sorted(given, key=lambda i: -p_given[i]) if p_given[i] >= sure][:PRINT_REFERENCE]
+    if len(surest) < MIN_REFERENCE:
+        return kinds
+    rough = _rough_heights(views)
+    rough_print = float(np.median(rough[surest]))
+    maybe = [i for i in given if i not in surest and rough[i] < MAYBE_SMALL * rough_print]
+    heights = dict(zip(surest + maybe, second.heights(surest + maybe, flat=True)))
+    reference = [heights[i] for i in surest if heights[i] > 0]
     if len(reference) < MIN_REFERENCE:
         return kinds
     limit = SMALL_PRINT * float(np.median(reference))
-    small = [i for i in given if 0 < heights[i] < limit]
+    small = [i for i in maybe if 0 < heights[i] < limit]
     if not small:
         return kinds
     votes = np.zeros(81, np.float32)
@@ -359,7 +384,8 @@ def process_image(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
     result = None
     if kinds is not None:
         second = EntryOpinion(kinds, gray, corners, bent)
-        cell_kinds = small_print_is_written(kinds.read(*cell_inputs(image, corners, bent)), second)
+        views, inks = cell_inputs(image, corners, bent)
+        cell_kinds = small_print_is_written(kinds.read(views, inks), second, views)
         printed, reading = reading, fuse(reading, cell_kinds)
         if reading is not printed and not _sure_of_writing(cell_kinds):
             # a few doubtful "entries" on what may be a clean printed page: if the page read as all print
