@@ -175,7 +175,7 @@ def small_print_is_written(kinds: CellKinds, second: EntryOpinion, views: np.nda
     if len(reference) < MIN_REFERENCE:
         return kinds
     limit = SMALL_PRINT * float(np.median(reference))
-    small = [i for i in maybe if 0 < heights[i] < limit]
+    small = [i for i in surest + maybe if 0 < heights[i] < limit]  # a sure 'given' may be handwriting too
     if not small:
         return kinds
     votes = np.zeros(81, np.float32)
