@@ -158,3 +158,21 @@ def test_a_folder_of_photos_is_read_by_one_process_per_core_in_order(capsys):
     assert [r["path"] for r in auto] == photos == [r["path"] for r in one]
     assert [(r["status"], r["givens"], r["solution"]) for r in auto] == [(r["status"], r["givens"], r["solution"])
                                                                          for r in one]
+
+
+def test_a_folder_stands_for_its_photos(tmp_path, capsys):
+    """``image FOLDER`` reads every photo in it, by name (other files are not photos); an empty folder is
+    bad input with a one-line reason."""
+    import shutil
+
+    shutil.copy(ROOT / "samples" / "photo.jpg", tmp_path / "b.jpg")
+    shutil.copy(ROOT / "samples" / "photo.jpg", tmp_path / "a.JPG")
+    (tmp_path / "notes.txt").write_text("not a photo")
+    code, out, _ = _run(capsys, ["image", str(tmp_path), "--json"])
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and [r["path"] for r in rows] == [str(tmp_path / "a.JPG"), str(tmp_path / "b.jpg")]
+    assert all(r["status"] == "solved" for r in rows)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, out, err = _run(capsys, ["image", str(empty)])
+    assert code == 2 and "no photos in this folder" in err and "Traceback" not in err

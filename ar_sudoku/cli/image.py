@@ -139,6 +139,22 @@ def read_photo(src: Path, job: PhotoJob) -> PhotoDone:
 AUTO_JOBS_FROM = 16  # photos: below this, starting worker processes (~1 s each) costs more than it saves
 
 
+def expand_folders(paths: list[Path]) -> list[Path]:
+    """Each folder given as a photo stands for the photos in it (sorted by name), as ``video FOLDER`` reads them."""
+    from ar_sudoku.io.sources import IMAGE_EXT
+
+    out: list[Path] = []
+    for path in paths:
+        if not path.is_dir():
+            out.append(path)
+            continue
+        found = sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in IMAGE_EXT)
+        if not found:
+            raise CliError(f"{path}: no photos in this folder (looked for {', '.join(sorted(IMAGE_EXT))})")
+        out += found
+    return out
+
+
 def auto_jobs(n_photos: int) -> int:
     """Processes for ``n_photos`` when ``--jobs`` is not given: one per core this process may use, for a folder."""
     if n_photos < AUTO_JOBS_FROM:
@@ -168,7 +184,7 @@ def run(args: argparse.Namespace) -> int:
     from ar_sudoku.vision.digits import DigitReader
     from ar_sudoku.vision.kinds import KindReader
 
-    photos = [Path(p) for p in args.photos]
+    photos = expand_folders([Path(p) for p in args.photos])
     if args.output and len(photos) > 1:
         raise CliError("-o/--output takes one photo; use --out-dir DIR for several")
     if args.out_dir:
@@ -224,11 +240,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
             "write the photo with the solved digits drawn in the empty cells. Exit 0 when every "
             "photo is solved, 1 when any is not (no grid, unreadable, no solution), 2 for bad usage.",
             "  ar-sudoku image samples/photo.jpg -o solved.png\n"
-            "  ar-sudoku image photos/*.jpg --out-dir out/ --json > results.jsonl\n"
+            "  ar-sudoku image photos/ --out-dir out/ --json > results.jsonl   # a folder: every photo in it\n"
             "  ar-sudoku image samples/photo.jpg --set r3c5=7 --set r1c1=0   # correct a misread cell\n",
         ),
     )
-    p.add_argument("photos", nargs="+", metavar="PHOTO")
+    p.add_argument("photos", nargs="+", metavar="PHOTO", help="photo files, or folders of them")
     p.add_argument("-o", "--output", metavar="OUT.png", help="the annotated photo (one photo only)")
     p.add_argument("--out-dir", metavar="DIR", help="write PHOTO_solved.png for each photo here")
     p.add_argument("--json", action="store_true", help="one JSON object per photo on stdout")
