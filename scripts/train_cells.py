@@ -46,7 +46,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from photos import DEFAULT_DIR, is_validation, load  # noqa: E402
-from train_digits import HAND_FONT_DIRS, _render_digit, export_onnx, find_fonts, nine_digits  # noqa: E402
+from train_digits import HAND_FONT_DIRS, _render_digit, export_onnx, find_fonts, fit, nine_digits  # noqa: E402
 
 import ar_sudoku.vision.kinds as kinds_mod  # noqa: E402
 from ar_sudoku.vision.kinds import INK_SKIP, cell_views, ink_scores  # noqa: E402
@@ -459,31 +459,11 @@ def train(xs: np.ndarray, ys: np.ndarray, ws: np.ndarray, epochs: int, seed: int
     torch.manual_seed(seed)
     torch.set_num_threads(threads)  # on a busy shared 2-core machine a second thread can make each step slower
     model = build_model(widths)
-    steps = epochs * (len(xs) // batch + 1)
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
-    x_all, y_all, w_all = torch.from_numpy(xs).unsqueeze(1), torch.from_numpy(ys), torch.from_numpy(ws)
-    g = torch.Generator().manual_seed(seed)
+    w_all = torch.from_numpy(ws)
     lossf = nn.CrossEntropyLoss(label_smoothing=0.05, reduction="none")
-    for ep in range(epochs):
-        model.train()
-        perm = torch.randperm(len(xs), generator=g)
-        total, correct, t0 = 0.0, 0, time.time()
-        for k in range(0, len(xs), batch):
-            idx = perm[k: k + batch]
-            xb, yb = augment(x_all[idx], g), y_all[idx]
-            opt.zero_grad()
-            out = model(xb)
-            loss = (lossf(out, yb) * w_all[idx]).mean()
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += loss.item() * len(idx)
-            correct += int((out.argmax(1) == yb).sum())
-        print(f"epoch {ep + 1}/{epochs}: loss {total / len(xs):.4f}, train acc {correct / len(xs):.4f}, "
-              f"{time.time() - t0:.0f} s", flush=True)
-    model.eval()
-    return model
+    return fit(model, torch.from_numpy(xs).unsqueeze(1), torch.from_numpy(ys), epochs=epochs, batch=batch,
+               steps=epochs * (len(xs) // batch + 1), g=torch.Generator().manual_seed(seed), augment=augment,
+               batch_loss=lambda out, yb, idx: (lossf(out, yb) * w_all[idx]).mean())
 
 
 def predict(model, xs: np.ndarray) -> np.ndarray:

@@ -252,37 +252,46 @@ def augment(x, rng_t):
     return (x * gain).clamp(0, 1)
 
 
+def fit(model, x_all, y_all, *, epochs: int, batch: int, steps: int, g, augment, batch_loss):
+    """The training loop the three model scripts share: AdamW with a one-cycle schedule, shuffled batches
+    drawn with ``g``, each augmented; ``batch_loss(out, yb, idx)`` is the script's own loss. Prints a
+    line per epoch and returns the model in eval mode."""
+    import torch
+
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
+    n = len(y_all)
+    for ep in range(epochs):
+        model.train()
+        perm = torch.randperm(n, generator=g)
+        total, correct, t0 = 0.0, 0, time.time()
+        for k in range(0, n, batch):
+            idx = perm[k : k + batch]
+            xb, yb = augment(x_all[idx], g), y_all[idx]
+            opt.zero_grad()
+            out = model(xb)
+            loss = batch_loss(out, yb, idx)
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += loss.item() * len(idx)
+            correct += int((out.argmax(1) == yb).sum())
+        print(f"epoch {ep + 1}/{epochs}: loss {total / n:.4f}, train acc {correct / n:.4f}, "
+              f"{time.time() - t0:.0f} s", flush=True)
+    model.eval()
+    return model
+
+
 def train(xs: np.ndarray, ys: np.ndarray, epochs: int, seed: int):
     import torch
     import torch.nn as nn
 
     torch.manual_seed(seed)
     model = build_model()
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=epochs * (len(xs) // 256 + 1))
-    x_all = torch.from_numpy(xs).unsqueeze(1)
-    y_all = torch.from_numpy(ys)
-    g = torch.Generator().manual_seed(seed)
     lossf = nn.CrossEntropyLoss(label_smoothing=0.05)
-    for ep in range(epochs):
-        model.train()
-        perm = torch.randperm(len(xs), generator=g)
-        total, correct, t0 = 0.0, 0, time.time()
-        for k in range(0, len(xs), 256):
-            idx = perm[k : k + 256]
-            xb, yb = augment(x_all[idx], g), y_all[idx]
-            opt.zero_grad()
-            out = model(xb)
-            loss = lossf(out, yb)
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += loss.item() * len(idx)
-            correct += int((out.argmax(1) == yb).sum())
-        print(f"epoch {ep + 1}/{epochs}: loss {total / len(xs):.4f}, train acc {correct / len(xs):.4f}, "
-              f"{time.time() - t0:.0f} s", flush=True)
-    model.eval()
-    return model
+    return fit(model, torch.from_numpy(xs).unsqueeze(1), torch.from_numpy(ys), epochs=epochs, batch=256,
+               steps=epochs * (len(xs) // 256 + 1), g=torch.Generator().manual_seed(seed), augment=augment,
+               batch_loss=lambda out, yb, idx: lossf(out, yb))
 
 
 def accuracy(model, xs: np.ndarray, ys: np.ndarray) -> float:

@@ -52,7 +52,7 @@ from train_cells import (  # noqa: E402,E501
     sudoku_photos,
     synth_page,
 )
-from train_digits import export_onnx, find_fonts  # noqa: E402
+from train_digits import export_onnx, find_fonts, fit  # noqa: E402
 
 from ar_sudoku.vision.entries import FIT, SIZE, entry_crops  # noqa: E402
 from ar_sudoku.vision.kinds import warp_views_grid  # noqa: E402
@@ -179,31 +179,11 @@ def train(xs: np.ndarray, ys: np.ndarray, ws: np.ndarray, epochs: int, seed: int
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     model = build_model(widths)
-    steps = epochs * ((len(xs) + batch - 1) // batch)
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
-    x_all, y_all, w_all = torch.from_numpy(xs).unsqueeze(1), torch.from_numpy(ys), torch.from_numpy(ws)
-    g = torch.Generator().manual_seed(seed)
+    w_all = torch.from_numpy(ws)
     lossf = nn.CrossEntropyLoss(label_smoothing=0.05, reduction="none")
-    for ep in range(epochs):
-        model.train()
-        perm = torch.randperm(len(xs), generator=g)
-        total, correct, t0 = 0.0, 0, time.time()
-        for k in range(0, len(xs), batch):
-            idx = perm[k: k + batch]
-            xb, yb = augment(x_all[idx], g), y_all[idx]
-            opt.zero_grad()
-            out = model(xb)
-            loss = (lossf(out, yb) * w_all[idx]).sum() / w_all[idx].sum()
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += loss.item() * len(idx)
-            correct += int((out.argmax(1) == yb).sum())
-        print(f"epoch {ep + 1}/{epochs}: loss {total / len(xs):.4f}, train acc {correct / len(xs):.4f}, "
-              f"{time.time() - t0:.0f} s", flush=True)
-    model.eval()
-    return model
+    return fit(model, torch.from_numpy(xs).unsqueeze(1), torch.from_numpy(ys), epochs=epochs, batch=batch,
+               steps=epochs * ((len(xs) + batch - 1) // batch), g=torch.Generator().manual_seed(seed), augment=augment,
+               batch_loss=lambda out, yb, idx: (lossf(out, yb) * w_all[idx]).sum() / w_all[idx].sum())
 
 
 def export(model, out: Path, meta: dict) -> None:
