@@ -424,6 +424,15 @@ def hand_fonts() -> list[Path]:
 # --------------------------------------------------------------------------- model
 
 
+def photo_splits() -> tuple[list[Sample], list[Sample], list[Sample], list[Sample]]:
+    """The handwritten photos and the sudoku photos, each as (training, held out): the held-out
+    handwritten puzzles are ``HELD_OUT``, the sudoku photos' split is ``sudoku_photos``'."""
+    hand = hw_photos()
+    sp_train, sp_held = sudoku_photos()
+    return ([s for s in hand if s.name[:5] not in HELD_OUT], [s for s in hand if s.name[:5] in HELD_OUT],
+            sp_train, sp_held)
+
+
 def build_model(widths: tuple[int, ...] = (12, 24, 48, 64), hidden: int = 64):
     """Four conv-BN-ReLU-maxpool blocks, then a small MLP head; sized for the current VIEW."""
     import torch.nn as nn
@@ -527,10 +536,7 @@ def main() -> int:
     t0 = time.time()
     rng = random.Random(args.seed)
     np.random.seed(args.seed)
-    hand = hw_photos()
-    hand_train = [s for s in hand if s.name[:5] not in HELD_OUT]
-    hand_held = [s for s in hand if s.name[:5] in HELD_OUT]
-    sp_train, sp_held = sudoku_photos()
+    hand_train, hand_held, sp_train, sp_held = photo_splits()
     print(f"photos: handwritten {len(hand_train)} train / {len(hand_held)} held out; printed+mixed "
           f"{len(sp_train)} train / {len(sp_held)} held out ({time.time() - t0:.0f} s)", flush=True)
 

@@ -45,11 +45,10 @@ from train_cells import (  # noqa: E402,E501
     Glyphs,
     Sample,
     hand_fonts,
-    hw_photos,
     jitter,
+    photo_splits,
     predict,
     red_bank,
-    sudoku_photos,
     synth_page,
 )
 from train_digits import export_onnx, find_fonts, fit  # noqa: E402
@@ -212,10 +211,7 @@ def main() -> int:
     t0 = time.time()
     rng = random.Random(args.seed)
     np.random.seed(args.seed)
-    hand = hw_photos()
-    hand_train = [s for s in hand if s.name[:5] not in HELD_OUT]
-    hand_held = [s for s in hand if s.name[:5] in HELD_OUT]
-    sp_train, sp_held = sudoku_photos()
+    hand_train, hand_held, sp_train, sp_held = photo_splits()
     mixed_train = [s for s in sp_train if s.group == "mixed"]
     mixed_held = [s for s in sp_held if s.group == "mixed"]
     print(f"photos: handwritten {len(hand_train)} train / {len(hand_held)} held out; mixed {len(mixed_train)} train "
