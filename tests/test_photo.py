@@ -146,10 +146,12 @@ def test_a_folder_of_photos_is_read_by_one_process_per_core_in_order(capsys):
     """16 photos or more: worker processes by default, the output in the order given, as with --jobs 1."""
     from conftest import PHOTOS, need
 
-    from ar_sudoku.cli.image import AUTO_JOBS_FROM, auto_jobs
+    from ar_sudoku.cli.image import AUTO_JOBS_FROM, auto_jobs, model_threads, usable_cores
 
     assert auto_jobs(1) == auto_jobs(AUTO_JOBS_FROM - 1) == 1
     assert 1 <= auto_jobs(80) <= 10
+    # the models' threads are the cores the other processes leave: all of them for one, one each for a pool
+    assert model_threads(1) == usable_cores() and model_threads(usable_cores()) == 1
     photos = sorted(str(p) for p in need(PHOTOS / "printed").glob("image1*.jpg"))[:AUTO_JOBS_FROM]
     main(["image", *photos, "--json", "--jobs", "1"])
     one = [json.loads(line) for line in capsys.readouterr().out.splitlines()]

@@ -85,33 +85,38 @@ def normalise(warped: np.ndarray, cell: int = CELL) -> np.ndarray:
 
 def _strip_lines(mask: np.ndarray) -> np.ndarray:
     """Clear rows/columns near the border that are mostly ink: grid-line remnants."""
-    h, w = mask.shape
+    return _strip_cells(mask[None, None])[0, 0]
+
+
+def _strip_cells(cells: np.ndarray) -> np.ndarray:
+    """:func:`_strip_lines` for many cells at once: ``cells`` (..., h, w) masks, all the same size."""
+    h, w = cells.shape[-2:]
     band = max(2, h // 5)
-    out = mask.copy()
     edge_r = np.zeros(h, bool)
-    edge_r[:band] = edge_r[h - band :] = True
+    edge_r[:band] = edge_r[h - band:] = True
     edge_c = np.zeros(w, bool)
-    edge_c[:band] = edge_c[w - band :] = True
-    out[edge_r & (mask.mean(axis=1) > 0.3), :] = 0
-    out[:, edge_c & (mask.mean(axis=0) > 0.3)] = 0
-    return out
+    edge_c[:band] = edge_c[w - band:] = True
+    rows = edge_r & (cells.mean(axis=-1) > 0.3)  # (..., h)
+    cols = edge_c & (cells.mean(axis=-2) > 0.3)  # (..., w)
+    return np.where(rows[..., :, None] | cols[..., None, :], 0, cells).astype(np.uint8)
 
 
-def digit_patch(norm_cell: np.ndarray, ink_level: float = INK) -> tuple[np.ndarray | None, float]:
+def digit_patch(norm_cell: np.ndarray, ink_level: float = INK,
+                mask: np.ndarray | None = None) -> tuple[np.ndarray | None, float]:
     """The centred digit from one normalised cell, or None if the cell is empty.
 
-    Also returns an ink score in [0, 1] (how clearly a digit-sized blob is there).
+    Also returns an ink score in [0, 1] (how clearly a digit-sized blob is there). ``mask``: the cell's
+    ink at ``ink_level`` with the grid-line remnants stripped, when the caller made it for all cells at once.
     """
     s = norm_cell.shape[0]
-    mask = (norm_cell > ink_level).astype(np.uint8)
-    mask = _strip_lines(mask)
+    if mask is None:
+        mask = _strip_lines((norm_cell > ink_level).astype(np.uint8))
     num, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     best = -1
     best_key = 0.0
     c0 = s / 2
-    for k in range(1, num):
-        x, y, w, h, area = stats[k]
-        if h < 0.28 * s or h > 0.95 * s or w > 0.9 * s or area < 0.012 * s * s:
+    for k, (x, y, w, h, area) in enumerate(stats.tolist()):
+        if k == 0 or h < 0.28 * s or h > 0.95 * s or w > 0.9 * s or area < 0.012 * s * s:
             continue
         cx, cy = x + w / 2, y + h / 2
         if abs(cx - c0) > 0.3 * s or abs(cy - c0) > 0.3 * s:
@@ -128,12 +133,13 @@ def digit_patch(norm_cell: np.ndarray, ink_level: float = INK) -> tuple[np.ndarr
             best, best_key = k, key
     if best < 0:
         return None, 0.0
-    x, y, w, h, _ = stats[best]
+    rows = stats.tolist()
+    x, y, w, h, _ = rows[best]
     # gather pieces of a broken digit that lie within its column band
     for k in range(1, num):
         if k == best:
             continue
-        kx, ky, kw, kh, ka = stats[k]
+        kx, ky, kw, kh, ka = rows[k]
         if ka >= 4 and kx >= x - 2 and kx + kw <= x + w + 2 and ky > 1 and ky + kh < s - 1:
             nx0, ny0 = min(x, kx), min(y, ky)
             nx1, ny1 = max(x + w, kx + kw), max(y + h, ky + kh)
@@ -159,12 +165,15 @@ def cut_cells(warped: np.ndarray, cell: int = CELL) -> CellCuts:
     score = np.zeros(81, np.float32)
     # most cells are blank: skip those whose middle holds no ink at all
     m = cell // 5
-    middle = norm[: 9 * cell, : 9 * cell].reshape(9, cell, 9, cell)[:, m : cell - m, :, m : cell - m]
-    peak = middle.max(axis=(1, 3)).reshape(81)
-    for i in np.flatnonzero(peak > FAINT):
-        r, c = divmod(int(i), 9)
-        sub = norm[r * cell : (r + 1) * cell, c * cell : (c + 1) * cell]
-        p, ink = digit_patch(sub)
+    grid = norm[: 9 * cell, : 9 * cell].reshape(9, cell, 9, cell).transpose(0, 2, 1, 3)
+    peak = grid[:, :, m : cell - m, m : cell - m].max(axis=(2, 3)).reshape(81)
+    todo = np.flatnonzero(peak > FAINT)
+    if not len(todo):
+        return CellCuts(patches, has, score, faint)
+    cells = grid.reshape(81, cell, cell)[todo]
+    masks = _strip_cells((cells > INK).astype(np.uint8))  # every cell's lines stripped in one pass
+    for i, sub, mask in zip(todo, cells, masks):
+        p, ink = digit_patch(sub, mask=mask)
         if p is not None:
             patches[i] = p
             has[i] = True
