@@ -54,7 +54,7 @@ from ar_sudoku.sudoku.written import Written
 from ar_sudoku.vision.cells import quick_ink
 from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.grid import find_grid, to_gray, working_gray
-from ar_sudoku.vision.kinds import CellKinds, KindReader, cell_inputs
+from ar_sudoku.vision.kinds import CellKinds, KindReader, grid_views
 from ar_sudoku.vision.lattice import from_corners, rotate
 from ar_sudoku.vision.reading import (
     EntryOpinion,
@@ -302,9 +302,9 @@ class ARSession:
         self.cell_kinds = None
         if self.kinds is not None and self.oriented:
             # the colour frame: a pen's own ink tells entries from print (kinds.ink_votes)
-            self.second = EntryOpinion(self.kinds, gray, corners, self.lattice)  # asked only about odd entries
-            views, inks = cell_inputs(self._frame, corners, self.lattice)
-            self.cell_kinds = small_print_is_written(self.kinds.read(views, inks), self.second, views)
+            seen = grid_views(self._frame, corners, self.lattice)
+            self.second = EntryOpinion(self.kinds, gray, corners, self.lattice, seen.square)  # asked about odd entries
+            self.cell_kinds = small_print_is_written(self.kinds.read(seen.views, seen.inks), self.second, seen.views)
             self.printed = reading
             reading = fuse(reading, self.cell_kinds)
         return corners, reading

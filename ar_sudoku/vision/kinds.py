@@ -159,9 +159,22 @@ def warp_views_grid(gray: np.ndarray, corners: np.ndarray, lattice: np.ndarray |
     return _square(img, pts / k, None if lat is None else lat / k, CELL, MARGIN)
 
 
-def cell_inputs(image: np.ndarray, corners: np.ndarray,
-                lattice: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
-    """The model inputs of the 81 cells, and each cell's ink colour when the picture has colour.
+@dataclass(frozen=True)
+class GridViews:
+    """What the cell-kind model and the entry model see of one grid.
+
+    ``square``: the grid in grey seen square-on at CELL px a cell with MARGIN px of page around it
+    (:func:`warp_views_grid`; the entry model cuts its crops from it too, so it is warped once);
+    ``views``, ``inks``: see :func:`grid_views`.
+    """
+
+    square: np.ndarray
+    views: np.ndarray
+    inks: np.ndarray | None
+
+
+def grid_views(image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None = None) -> GridViews:
+    """The model inputs of the 81 cells, each cell's ink colour when the picture has colour, and the grey square.
 
     Views: (81, VIEW, VIEW) float32, 0 = paper, 1 = typical ink. ``image`` is the whole picture
     (grey or BGR uint8), ``corners`` the grid's TL, TR, BR, BL in it. Each view is the cell with a
@@ -190,7 +203,14 @@ def cell_inputs(image: np.ndarray, corners: np.ndarray,
     s0, s1 = half.strides
     views = np.lib.stride_tricks.as_strided(half, (9, 9, VIEW, VIEW), (step * s0, step * s1, s0, s1))
     inks = None if colour is None else _cell_inks(colour, 0.3 * max(ink, 12.0))
-    return np.ascontiguousarray(views.reshape(81, VIEW, VIEW), dtype=np.float32), inks
+    return GridViews(w, np.ascontiguousarray(views.reshape(81, VIEW, VIEW), dtype=np.float32), inks)
+
+
+def cell_inputs(image: np.ndarray, corners: np.ndarray,
+                lattice: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+    """The views and inks of :func:`grid_views`, for the kind model alone."""
+    g = grid_views(image, corners, lattice)
+    return g.views, g.inks
 
 
 def _cell_inks(square: np.ndarray, level: float) -> np.ndarray:

@@ -25,8 +25,8 @@ from ar_sudoku.vision.kinds import (
     CellKinds,
     KindReader,
     apply_votes,
-    cell_inputs,
     decide,
+    grid_views,
     warp_views_grid,
 )
 from ar_sudoku.vision.kinds import CELL as VIEW_CELL
@@ -157,7 +157,7 @@ def small_print_is_written(kinds: CellKinds, second: EntryOpinion, views: np.nda
     0.83-1.17). Handwriting taken for print is mostly smaller (0.58-0.88 of it, in 12 of 13 such
     cells there), and a red or blue pen in poor light may not show its colour. Pages with no sure
     entry are left alone: on print alone, nothing is handwriting. Only the surest givens (the
-    print's size) and those that look small in the model's views (``views``, from ``cell_inputs``)
+    print's size) and those that look small in the model's views (``views``, from ``grid_views``)
     are measured exactly.
     """
     if not _sure_of_writing(kinds, sure):
@@ -192,9 +192,9 @@ class EntryOpinion:
     """
 
     def __init__(self, kinds: KindReader, image: np.ndarray, corners: np.ndarray,
-                 lattice: np.ndarray | None = None):
+                 lattice: np.ndarray | None = None, warped: np.ndarray | None = None):
         self.kinds, self.image, self.corners, self.lattice = kinds, image, corners, lattice
-        self._warped: np.ndarray | None = None
+        self._warped = warped  # ``GridViews.square`` when the kind model's inputs were just made
         self._flat: np.ndarray | None = None
         self._entry_height: float | None = None
         self.lone: dict[int, np.ndarray] = {}  # P(digit 1..9) of the cells :meth:`candidates` found one blob in
@@ -383,9 +383,9 @@ def process_image(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
     written = None
     result = None
     if kinds is not None:
-        second = EntryOpinion(kinds, gray, corners, bent)
-        views, inks = cell_inputs(image, corners, bent)
-        cell_kinds = small_print_is_written(kinds.read(views, inks), second, views)
+        seen = grid_views(image, corners, bent)
+        second = EntryOpinion(kinds, gray, corners, bent, seen.square)
+        cell_kinds = small_print_is_written(kinds.read(seen.views, seen.inks), second, seen.views)
         printed, reading = reading, fuse(reading, cell_kinds)
         if reading is not printed and not _sure_of_writing(cell_kinds):
             # a few doubtful "entries" on what may be a clean printed page: if the page read as all print
