@@ -117,6 +117,27 @@ def _paper_level(w: np.ndarray) -> np.ndarray:
     return cv2.resize(paper, (wd, h), interpolation=cv2.INTER_LINEAR)
 
 
+def _paper_colour(w: np.ndarray) -> np.ndarray:
+    """The paper's colour at every pixel of the half-scale grid in colour (float32 BGR).
+
+    As :func:`_paper_level`, but the brightest block is chosen by its grey level and keeps its own colour:
+    a channel's own maximum would take a blue pen's blue (brighter than yellowed paper in that channel) for
+    the paper's, and the paper around a thin blue stroke would then seem to absorb blue.
+    """
+    h, wd = w.shape[:2]
+    small = cv2.resize(w, (wd // 4, h // 4), interpolation=cv2.INTER_AREA)
+    grey = small.sum(axis=2)
+    sh, sw = grey.shape
+    gp = cv2.copyMakeBorder(grey, 1, 1, 1, 1, cv2.BORDER_REPLICATE)
+    cp = cv2.copyMakeBorder(small, 1, 1, 1, 1, cv2.BORDER_REPLICATE)
+    shifts = [(dy, dx) for dy in range(3) for dx in range(3)]
+    best = np.argmax(np.stack([gp[dy: dy + sh, dx: dx + sw] for dy, dx in shifts]), axis=0)
+    colours = np.stack([cp[dy: dy + sh, dx: dx + sw] for dy, dx in shifts])
+    paper = np.take_along_axis(colours, best[None, :, :, None], axis=0)[0]
+    paper = cv2.blur(paper, (3, 3))
+    return cv2.resize(paper, (wd, h), interpolation=cv2.INTER_LINEAR)
+
+
 def _grid_crop(image: np.ndarray, corners: np.ndarray,
                lattice: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """The picture's part around the grid, with the corners (and lattice) in its coordinates."""
@@ -221,7 +242,7 @@ def _cell_inks(square: np.ndarray, level: float) -> np.ndarray:
     most of the red light.
     """
     f = square.astype(np.float32)
-    paper = _paper_level(f)
+    paper = _paper_colour(f)
     absorbed = cv2.max(paper - f, 0.0)
     step, m = CELL // 2, MARGIN // 2
     q = step // 5  # the cell's interior, clear of its grid lines (a grid found a little off included)
@@ -234,7 +255,7 @@ def _cell_inks(square: np.ndarray, level: float) -> np.ndarray:
     # optical density, log(paper / ink), not the light lost: a dye's density ratios between the channels
     # hold however dark its stroke (Beer-Lambert), where a dark blue stroke in dim light loses nearly as
     # much of every channel as black print does. On the training mixed photos: 120/128 split exactly, 119
-    # with the light lost (and TWO_INKS 0.08)
+    # with the light lost (and TWO_INKS 0.08); 121 with the paper's colour taken whole (_paper_colour)
     od = cv2.max(cv2.log(paper + 1.0) - cv2.log(f + 1.0), 0.0)
     a = od[m: m + 9 * step, m: m + 9 * step].reshape(9, step, 9, step, 3)[:, q: q + n, :, q: q + n]
     total = np.einsum("aybxc,aybx->abc", a, inked.astype(np.float32)).reshape(81, 3)
