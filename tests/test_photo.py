@@ -25,6 +25,32 @@ def test_real_photos_read_right(name, reader):
     assert res.status == "solved" and is_solution(parse_line(givens), res.solution)
 
 
+def test_faint_print_that_agrees_with_the_solution_is_a_given(reader):
+    """image77's r4c3 is printed too faint for the cutter; the model's weak 2 is the solution's, so it is a given
+    and no answer is drawn over it. A faint digit the user cleared stays cleared."""
+    from ar_sudoku.sudoku.rules import Reading, check_reading, faint_givens
+
+    path, givens, _ = photo_truth("image77")
+    res = process_image(cv2.imread(str(path)), reader)
+    assert givens[27 + 2] == "2" and res.givens == givens
+    # the rule itself: a faint cell (most of its mass on "empty") reading the solution's digit is added back;
+    # one that reads another digit, or that the user set empty, is not
+    puzzle = generate(seed=3).puzzle
+    solution = solve(parse_line(puzzle)).solution
+    blanks = [i for i, ch in enumerate(puzzle) if ch == "."][:3]
+    probs = np.zeros((81, 10), np.float32)
+    for i, ch in enumerate(puzzle):
+        probs[i, 0 if ch == "." else int(ch)] = 1.0
+    for i, digit in zip(blanks, (int(solution[blanks[0]]), int(solution[blanks[1]]) % 9 + 1,
+                                 int(solution[blanks[2]]))):
+        probs[i] = 0.0
+        probs[i, 0], probs[i, digit] = 0.82, 0.18
+    reading = Reading(probs.argmax(axis=1), probs.max(axis=1), probs)
+    out = faint_givens(check_reading(reading), reading, overrides={blanks[2]: 0})
+    assert out.givens[blanks[0]] == solution[blanks[0]] and out.givens[blanks[1]] == "."
+    assert out.givens[blanks[2]] == "." and out.solution == solution
+
+
 def test_a_sideways_photo_gives_the_puzzles_own_corner_order(reader):
     # image1040 is rotated a quarter turn: its top-left corner is not the picture's
     path, givens, _ = photo_truth("image1040")

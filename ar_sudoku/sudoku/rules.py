@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -86,6 +86,30 @@ def _try(givens: str, timeout: float, cancel: Cancel | None = None) -> tuple[str
     if res.status == "timeout":
         return "timeout", None, res.message
     return "unsolvable", None, "the reading has no solution"
+
+
+def faint_givens(result: BoardResult, reading: Reading, share: float = 0.1,
+                 overrides: dict[int, int] | None = None) -> BoardResult:
+    """A solved board with the faint digits that agree with the solution taken as givens.
+
+    A cell whose print is too faint for the cutter's threshold stays empty in the reading, with a small
+    share of the digit the model saw (``digits.FAINT_SHARE``), and the rules add it back only when the
+    puzzle needs it. Once solved, a faint digit that the model read (``share``: half of that share) as
+    the solution's own digit is print, not a cell to draw an answer over. A cell the user set is left as set.
+    """
+    if result.status != "solved" or result.solution is None or result.givens is None:
+        return result
+    givens = list(result.givens)
+    conf = None if result.confidence is None else result.confidence.copy()
+    for i, ch in enumerate(result.givens):
+        d = int(result.solution[i])
+        if ch == "." and reading.probs[i, d] >= share and i not in (overrides or {}):
+            givens[i] = result.solution[i]
+            if conf is not None:
+                conf[i] = float(reading.probs[i, d])
+    if givens == list(result.givens):
+        return result
+    return replace(result, givens="".join(givens), confidence=conf)
 
 
 def check_reading(reading: Reading, timeout: float = 1.0, max_tries: int = 40,

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ar_sudoku.sudoku.rules import BoardResult, Reading, check_reading
+from ar_sudoku.sudoku.rules import BoardResult, Reading, check_reading, faint_givens
 from ar_sudoku.sudoku.written import NAMES, Written, from_kinds, settle
 from ar_sudoku.vision.cells import CELL, cut_cells, turn_cuts, warp_grid
 from ar_sudoku.vision.digits import DigitReader
@@ -398,6 +398,8 @@ def process_image(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
         result = check_reading(reading, timeout, overrides=overrides)
         if kinds is not None and result.status == "solved" and "several solutions" in result.message:
             result = _settled(result, cell_kinds)
+    if kinds is None or reading is printed or result.givens == printed.givens:
+        result = faint_givens(result, printed if kinds is not None else reading, overrides=overrides)
     message = result.message
     if kinds is not None and result.givens:
         written = written_part(result.givens, cell_kinds, printed, result.solution, second)
