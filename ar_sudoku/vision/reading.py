@@ -53,10 +53,16 @@ def read_grid(gray: np.ndarray, corners: np.ndarray, reader: DigitReader,
 
 
 def _score(reading: Reading) -> float:
+    """How upright a grid's digits look: the mean log-confidence of the surer half of its inked cells.
+
+    The surer half, not all: on a written-on page the print model is unsure of every handwritten cell
+    in every orientation, and their noise would drown the printed givens' clear preference.
+    """
     inked = reading.digits > 0
     if not inked.any():
         return 0.0
-    return float(np.log(np.maximum(reading.confidence[inked], 1e-6)).mean())
+    logs = np.sort(np.log(np.maximum(reading.confidence[inked], 1e-6)))[::-1]
+    return float(logs[: max(1, len(logs) // 2)].mean())
 
 
 def read_oriented(gray: np.ndarray, corners: np.ndarray, reader: DigitReader,
@@ -76,18 +82,20 @@ def read_oriented(gray: np.ndarray, corners: np.ndarray, reader: DigitReader,
     if inked.sum() >= 10 and (sure == inked.sum() or sure >= SURE_UPRIGHT):
         return corners, reading, lattice
     # which way is up, from the cells cut once and turned (a written-on page always gets here: the print
-    # model is unsure of handwriting); only a turn that wins is cut again, properly
+    # model is unsure of handwriting). The likeliest turn, if it reads at least as well as upright, is cut
+    # again properly and must then read better: the turned patches are near, not equal, to a proper cut.
+    # Over the 398 photos whose grid is found, each given in its four corner orders (1,592 reads), the
+    # orientation is the same from every order for all but one (image95 from one order; 18 photos with the
+    # mean of all inked cells and the turned cuts alone), at one extra cut on 7 of the 398 as stored
     turned = reader.read_many([turn_cuts(cuts, k) for k in (1, 2, 3)])
-    best = (_score(reading), 0)
-    for k, r in zip((1, 2, 3), turned):
-        s = _score(r)
-        if s > best[0] + 0.05:
-            best = (s, k)
-    k = best[1]
-    if k == 0:
+    upright = _score(reading)
+    k, best = max(zip((1, 2, 3), map(_score, turned)), key=lambda t: t[1])
+    if best < upright:
         return corners, reading, lattice
-    reading = reader.read(cut_cells(np.ascontiguousarray(np.rot90(warped, k))))
-    return np.roll(corners, -k, axis=0), reading, None if lattice is None else rotate(lattice, k)
+    recut = reader.read(cut_cells(np.ascontiguousarray(np.rot90(warped, k))))
+    if _score(recut) <= upright:
+        return corners, reading, lattice
+    return np.roll(corners, -k, axis=0), recut, None if lattice is None else rotate(lattice, k)
 
 
 def fuse(printed: Reading, kinds: CellKinds) -> Reading:
