@@ -305,3 +305,13 @@ def test_a_written_on_grid_rebuilt_from_its_boxes_is_found(capsys):
     score 0.056) below what the printed twin shows (0.175). The boxes' lattice is evidence enough at 0.05:
     the grid is found, fitted flat on its lines, and the photo splits exactly."""
     _splits_exactly("image1049", capsys)
+
+
+def test_a_stain_on_a_printed_page_is_not_a_pencil_mark(capsys):
+    """image1045 (printed only) has a grey stain in r4c5 that the cell-kind model takes for pencil marks; no
+    digit can be read in it and nothing else on the page is written, so the cell is blank."""
+    printed = need(SHARED / "sudoku-photos" / "printed" / "image1045.jpg")
+    assert main(["image", str(printed), "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["givens"] == _dat(printed.with_suffix(".dat")) and set(obj["cells"]) <= {"g", "."}
+    assert obj["candidates"] == [""] * 81
