@@ -117,10 +117,11 @@ def digit_patch(norm_cell: np.ndarray, ink_level: float = INK,
     if mask is None:
         mask = _strip_lines((norm_cell > ink_level).astype(np.uint8))
     num, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    rows = stats.tolist()  # plain ints: indexing a numpy row per component costs more than the test itself
     best = -1
     best_key = 0.0
     c0 = s / 2
-    for k, (x, y, w, h, area) in enumerate(stats.tolist()):
+    for k, (x, y, w, h, area) in enumerate(rows):
         if k == 0 or h < 0.28 * s or h > 0.95 * s or w > 0.9 * s or area < 0.012 * s * s:
             continue
         cx, cy = x + w / 2, y + h / 2
@@ -138,7 +139,6 @@ def digit_patch(norm_cell: np.ndarray, ink_level: float = INK,
             best, best_key = k, key
     if best < 0:
         return None, 0.0
-    rows = stats.tolist()
     x, y, w, h, _ = rows[best]
     # gather pieces of a broken digit that lie within its column band
     for k in range(1, num):

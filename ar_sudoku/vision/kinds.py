@@ -104,38 +104,31 @@ class CellKinds:
 
 
 def _paper_level(w: np.ndarray) -> np.ndarray:
-    """The paper's brightness at every pixel of the half-scale grid.
+    """The paper's brightness (or colour) at every pixel of the half-scale grid.
 
     The brightest 4x4-pixel mean within about half a cell is paper even under a
     marker stroke; a blur of that follows shadows across the grid at a fraction of
-    the cost of a median filter.
+    the cost of a median filter. In colour the brightest block is chosen by its grey
+    level and keeps its own colour: each channel's own maximum would take a blue
+    pen's blue (brighter than yellowed paper in that channel) for the paper's, and
+    the paper around a thin blue stroke would then seem to absorb blue.
     """
     h, wd = w.shape[:2]
     small = cv2.resize(w, (wd // 4, h // 4), interpolation=cv2.INTER_AREA)
-    paper = cv2.dilate(small, np.ones((3, 3), np.uint8))
+    paper = cv2.dilate(small, np.ones((3, 3), np.uint8)) if small.ndim == 2 else _brightest(small)
     paper = cv2.blur(paper, (3, 3))
     return cv2.resize(paper, (wd, h), interpolation=cv2.INTER_LINEAR)
 
 
-def _paper_colour(w: np.ndarray) -> np.ndarray:
-    """The paper's colour at every pixel of the half-scale grid in colour (float32 BGR).
-
-    As :func:`_paper_level`, but the brightest block is chosen by its grey level and keeps its own colour:
-    a channel's own maximum would take a blue pen's blue (brighter than yellowed paper in that channel) for
-    the paper's, and the paper around a thin blue stroke would then seem to absorb blue.
-    """
-    h, wd = w.shape[:2]
-    small = cv2.resize(w, (wd // 4, h // 4), interpolation=cv2.INTER_AREA)
-    grey = small.sum(axis=2)
-    sh, sw = grey.shape
-    gp = cv2.copyMakeBorder(grey, 1, 1, 1, 1, cv2.BORDER_REPLICATE)
-    cp = cv2.copyMakeBorder(small, 1, 1, 1, 1, cv2.BORDER_REPLICATE)
+def _brightest(colour: np.ndarray) -> np.ndarray:
+    """Each pixel's brightest 3x3 neighbour by grey level, in that neighbour's own colour."""
+    sh, sw = colour.shape[:2]
+    gp = cv2.copyMakeBorder(colour.sum(axis=2), 1, 1, 1, 1, cv2.BORDER_REPLICATE)
+    cp = cv2.copyMakeBorder(colour, 1, 1, 1, 1, cv2.BORDER_REPLICATE)
     shifts = [(dy, dx) for dy in range(3) for dx in range(3)]
     best = np.argmax(np.stack([gp[dy: dy + sh, dx: dx + sw] for dy, dx in shifts]), axis=0)
     colours = np.stack([cp[dy: dy + sh, dx: dx + sw] for dy, dx in shifts])
-    paper = np.take_along_axis(colours, best[None, :, :, None], axis=0)[0]
-    paper = cv2.blur(paper, (3, 3))
-    return cv2.resize(paper, (wd, h), interpolation=cv2.INTER_LINEAR)
+    return np.take_along_axis(colours, best[None, :, :, None], axis=0)[0]
 
 
 def _grid_crop(image: np.ndarray, corners: np.ndarray,
@@ -242,7 +235,7 @@ def _cell_inks(square: np.ndarray, level: float) -> np.ndarray:
     most of the red light.
     """
     f = square.astype(np.float32)
-    paper = _paper_colour(f)
+    paper = _paper_level(f)
     absorbed = cv2.max(paper - f, 0.0)
     step, m = CELL // 2, MARGIN // 2
     q = step // 5  # the cell's interior, clear of its grid lines (a grid found a little off included)
@@ -255,7 +248,7 @@ def _cell_inks(square: np.ndarray, level: float) -> np.ndarray:
     # optical density, log(paper / ink), not the light lost: a dye's density ratios between the channels
     # hold however dark its stroke (Beer-Lambert), where a dark blue stroke in dim light loses nearly as
     # much of every channel as black print does. On the training mixed photos: 120/128 split exactly, 119
-    # with the light lost (and TWO_INKS 0.08); 121 with the paper's colour taken whole (_paper_colour)
+    # with the light lost (and TWO_INKS 0.08); 121 with the paper's colour taken whole (_brightest)
     od = cv2.max(cv2.log(paper + 1.0) - cv2.log(f + 1.0), 0.0)
     a = od[m: m + 9 * step, m: m + 9 * step].reshape(9, step, 9, step, 3)[:, q: q + n, :, q: q + n]
     total = np.einsum("aybxc,aybx->abc", a, inked.astype(np.float32)).reshape(81, 3)
