@@ -11,6 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
+from ar_sudoku.ar.overlay import OverlayRenderer
 from ar_sudoku.ar.session import ARSession, SessionConfig
 from ar_sudoku.cli import main
 from ar_sudoku.cli.video import run_loop
@@ -222,6 +223,12 @@ def test_video_cli_writes_output_and_jsonl(tmp_path, video, capsys):
     cap = cv2.VideoCapture(str(out))
     assert int(cap.get(cv2.CAP_PROP_FRAME_COUNT)) == len(truth)
     assert (int(cap.get(cv2.CAP_PROP_FRAME_WIDTH)), int(cap.get(cv2.CAP_PROP_FRAME_HEIGHT))) == (W, H)
+    # headless, the writer thread draws what it records: the overlay's digits on the frames with a solution
+    green = np.array(OverlayRenderer.color, np.int16)
+    shown = [i for i, r in enumerate(rows) if r["solution"]]
+    cap.set(cv2.CAP_PROP_POS_FRAMES, shown[len(shown) // 2])
+    ok, img = cap.read()
+    assert ok and (np.abs(img.astype(np.int16) - green).max(axis=2) < 40).sum() > 200
 
 
 def test_video_cli_bad_inputs(tmp_path, video, capsys):

@@ -225,6 +225,25 @@ def test_owned_frames_are_encoded_as_given(tmp_path):
         assert decoded[i][45, x, 2] > 180 and decoded[i][45, x, 0] < 80
 
 
+def test_frames_are_painted_on_the_writer_thread(tmp_path):
+    """``write(frame, paint=f)``: ``f`` draws on the frame on the writer's thread, before it is encoded."""
+    import threading
+
+    path = tmp_path / "painted.mp4"
+    threads = set()
+
+    def paint(img: np.ndarray) -> None:
+        threads.add(threading.current_thread().name)
+        img[30:60, 100:140] = (255, 255, 255)
+
+    with VideoSink(path, (160, 90), 30.0) as sink:
+        for f in frames(6, (160, 90)):
+            sink.write(f, owned=True, paint=paint)
+    _, n, _, _, _, decoded = read_back(path)
+    assert n == 6 and threads == {"ar-sudoku-video-writer"}
+    assert all(d[35:55, 105:135].min() > 200 for d in decoded)
+
+
 def test_a_video_file_is_read_ahead_frame_for_frame(tmp_path):
     """The decode-ahead source yields every frame, in order and unchanged, and can be closed midway."""
     import cv2

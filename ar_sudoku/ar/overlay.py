@@ -12,7 +12,7 @@ board redraws cheaply every frame.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -37,6 +37,10 @@ class OverlayRenderer:
     mistake_color: tuple[int, int, int] = (30, 30, 230)  # BGR red
     hint_color: tuple[int, int, int] = (200, 90, 0)  # BGR blue
     shade_color: tuple[int, int, int] = (0, 200, 255)  # BGR amber
+
+    def fresh(self) -> OverlayRenderer:
+        """The same look with caches of its own: for drawing on another thread (the recording's writer)."""
+        return replace(self, _cache={}, _inked=None)
 
     def _center(self, i: int) -> tuple[float, float]:
         r, c = divmod(i, 9)

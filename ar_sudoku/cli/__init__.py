@@ -64,7 +64,10 @@ def quiet_opencv() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from ar_sudoku.io.memory import keep_freed_memory
+
     quiet_opencv()
+    keep_freed_memory()
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version"):

@@ -190,7 +190,9 @@ def _photos_in_order(photos: list[Path], job: PhotoJob, jobs: int) -> Iterator[P
     from functools import partial
     from multiprocessing import get_context
 
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
+    from ar_sudoku.io.memory import keep_freed_memory
+
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn"), initializer=keep_freed_memory) as pool:
         yield from pool.map(partial(read_photo, job=job), photos, chunksize=4)
 
 

@@ -19,6 +19,7 @@ from collections import deque
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import cv2
@@ -100,6 +101,19 @@ def run_loop(source, session, *, sink=None, log=None, window=None, show_status: 
         return frame, None if still else session.working_gray(frame)
 
     frames = source.prepared(prepare)
+    # headless, the writer thread draws what it records, with a renderer of its own (each caches its layers)
+    painter = session.overlay.fresh() if sink is not None and window is None else None
+
+    def paint(frame: np.ndarray, result, status: list[str] | None) -> np.ndarray:
+        """The overlay and the status box on ``frame``, in place."""
+        if painter is None:
+            session.draw(frame, result)
+        elif result.marks is not None and result.corners is not None:
+            painter.draw_marks(frame, result.corners, result.marks, result.lattice)
+        if status:
+            draw_status(frame, status)
+        return frame
+
     try:
         while not ui.quit:
             if not ui.paused or last is None:
@@ -110,31 +124,33 @@ def run_loop(source, session, *, sink=None, log=None, window=None, show_status: 
                     break
                 raw = frame.copy() if window is not None else None
                 result = session.step(frame, still=still, small=small)
-                out = session.draw(frame, result)
                 fps = meter.tick()
-                if ui.show_status:
-                    draw_status(out, status_lines(result, fps, getattr(source, "dropped", 0)))
+                status = status_lines(result, fps, getattr(source, "dropped", 0)) if ui.show_status else None
+                if window is not None:  # shown here, so drawn here (and recorded as shown)
+                    paint(frame, result, status)
                 stats.frames += 1
                 if result.solution:
                     stats.solved_frames += 1
                     if stats.first_solved is None:
                         stats.first_solved = result.frame
                 if sink is not None:
-                    sink.write(out, owned=True)  # a fresh frame each time, not drawn on again: no copy
+                    # a fresh frame each time, not drawn on again: no copy. Headless, the writer thread draws
+                    # it too, so a recording costs the loop no more than a run that records nothing (which
+                    # draws nothing: no one would see it)
+                    sink.write(frame, owned=True, paint=None if window is not None else partial(paint, result=result,
+                                                                                                 status=status))
                 if log is not None:
                     log.write(result.to_json())
                 if bar is not None:
                     bar.update(1)
-                last = (out, result)
+                last = (frame, result)
             elif window is not None and raw is not None and time.perf_counter() - refreshed > 0.1:
                 # paused: keep redrawing the still frame so a correction shows once it is solved
                 refreshed = time.perf_counter()
                 frame = raw.copy()
                 result = session.step(frame, still=still)
-                out = session.draw(frame, result)
-                if ui.show_status:
-                    draw_status(out, status_lines(result, meter.tick(), 0) + ["paused"])
-                last = (out, result)
+                last = (paint(frame, result, status_lines(result, meter.tick(), 0) + ["paused"] if ui.show_status
+                              else None), result)
             if window is not None:
                 if pace:
                     tick = wait_fps(tick, source.info.fps)

@@ -23,6 +23,7 @@ import os
 import queue
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -182,17 +183,19 @@ class VideoSink:
         self._thread.start()
 
     # -- the frame loop's side -------------------------------------------------
-    def write(self, frame: np.ndarray, *, owned: bool = False) -> None:
+    def write(self, frame: np.ndarray, *, owned: bool = False,
+              paint: Callable[[np.ndarray], object] | None = None) -> None:
         """Queue one BGR frame; blocks only while the queue is full.
 
         The frame is copied, since the caller may draw on it again, unless ``owned``: the caller hands
         it over and never writes to it again (the frame loop, whose every frame is freshly decoded),
-        which saves the copy on the loop's thread.
+        which saves the copy on the loop's thread. ``paint(frame)``, if given, draws on the frame (in
+        place) on the writer thread before it is encoded: the loop hands its drawing over too.
         """
         self._raise_if_failed()
         if self._closed:
             raise SinkError(f"{self.path}: the recording is already closed")
-        self._queue.put(frame if owned else np.array(frame, copy=True))
+        self._queue.put((frame if owned else np.array(frame, copy=True), paint))
         self.frames += 1
 
     def close(self) -> None:
@@ -243,8 +246,11 @@ class VideoSink:
             if self._error is not None:
                 continue  # keep draining so the frame loop never blocks on a dead writer
             try:
-                assert isinstance(item, np.ndarray)
-                frame = self._to_frame(item)
+                assert isinstance(item, tuple)
+                img, paint = item
+                if paint is not None:
+                    paint(img)
+                frame = self._to_frame(img)
                 frame.pts = pts  # in 1/fps units: frame n shows at n/fps, whatever the loop's timing
                 pts += 1
                 for packet in self._stream.encode(frame):
