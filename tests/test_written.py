@@ -315,3 +315,19 @@ def test_a_stain_on_a_printed_page_is_not_a_pencil_mark(capsys):
     obj = json.loads(capsys.readouterr().out)
     assert obj["givens"] == _dat(printed.with_suffix(".dat")) and set(obj["cells"]) <= {"g", "."}
     assert obj["candidates"] == [""] * 81
+
+
+def test_video_reads_a_written_on_still_as_image_does(tmp_path, capsys):
+    """A still in ``video`` is read by the same core as ``image`` (both models, the rules, the entries): the
+    held-out blue-pen page image1055 used to break the rules there, its entries taken for print."""
+    import shutil
+
+    photo = shutil.copy(need(SHARED / "sudoku-photos" / "mixed" / "image1055.jpg"), tmp_path / "page.jpg")
+    assert main(["image", str(photo), "--json"]) == 0
+    image = json.loads(capsys.readouterr().out)
+    log = tmp_path / "stills.jsonl"
+    assert main(["video", str(photo), "--headless", "--jsonl", str(log)]) == 0
+    (row,) = [json.loads(line) for line in log.read_text().splitlines()]
+    assert image["status"] == row["status"] == "solved"
+    assert (row["givens"], row["solution"], row["entries"], row["mistakes"]) == (
+        image["givens"], image["solution"], image["entries"], image["mistakes"])

@@ -53,12 +53,13 @@ from ar_sudoku.sudoku.rules import BoardResult, Reading
 from ar_sudoku.sudoku.written import Written
 from ar_sudoku.vision.cells import quick_ink
 from ar_sudoku.vision.digits import DigitReader
-from ar_sudoku.vision.grid import find_grid, to_gray, working_gray
+from ar_sudoku.vision.grid import BENT, find_grid, to_gray, working_gray
 from ar_sudoku.vision.kinds import CellKinds, KindReader, grid_views
-from ar_sudoku.vision.lattice import from_corners, rotate
+from ar_sudoku.vision.lattice import bend_of, from_corners, rotate
 from ar_sudoku.vision.reading import (
     EntryOpinion,
     fuse,
+    process_image,
     read_grid,
     read_oriented,
     small_print_is_written,
@@ -518,30 +519,24 @@ class ARSession:
         return self._result(corners, t0, timings)
 
     def _step_still(self, frame: np.ndarray) -> FrameResult:
-        """A photo is its own scene: find, read oriented, solve (waiting, up to the timeout), done."""
+        """A photo is its own scene, read exactly as ``ar-sudoku image`` reads it (``process_image``: grid,
+        orientation, both models, the rules, the person's entries), waiting for the solution: done."""
         t0 = time.perf_counter()
         self.frame_index += 1
         self.tracker.reset()
         self.last_corners = None
         self._shape = None
         self._new_board()
-        gray = to_gray(frame)
-        t = time.perf_counter()
-        quad = find_grid(gray)
-        timings = {"find": (time.perf_counter() - t) * 1e3}
-        corners = None
-        if quad is not None:
-            self.state = State.READING
-            t = time.perf_counter()
-            corners, reading, self.lattice = read_oriented(gray, quad.corners, self.reader,
-                                                           quad.lattice if quad.bent else None)
-            self.votes = [reading]
-            self._submit(reading, require_unique=False)  # as `ar-sudoku image` does
-            if self.handle is not None:
-                self.handle.wait(self.cfg.solve_timeout + 1.0)
-                self._poll()
-            timings["read"] = (time.perf_counter() - t) * 1e3
-        result = self._result(corners, t0, timings, check_pattern=False)
+        res = process_image(frame, self.reader, timeout=self.cfg.solve_timeout, overrides=dict(self.overrides),
+                            kinds=self.kinds)
+        corners = res.corners
+        self.lattice = res.lattice if res.lattice is not None and bend_of(res.lattice) >= BENT else None
+        if corners is not None and res.givens:
+            self._settle(res)
+            entries = res.written.entries if res.written is not None else "." * 81
+            self.written = {i: d for i, d in enumerate(entries) if d != "."}
+            self.seen, self.written_for = dict(self.written), self.givens
+        result = self._result(corners, t0, {"read": res.ms}, check_pattern=False)
         self.last_corners = None
         return result
 
