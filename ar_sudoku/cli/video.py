@@ -125,7 +125,8 @@ def run_loop(source, session, *, sink=None, log=None, window=None, show_status: 
                 raw = frame.copy() if window is not None else None
                 result = session.step(frame, still=still, small=small)
                 fps = meter.tick()
-                status = status_lines(result, fps, getattr(source, "dropped", 0)) if ui.show_status else None
+                seen = window is not None or sink is not None  # else nothing is drawn: no one would see it
+                status = status_lines(result, fps, getattr(source, "dropped", 0)) if ui.show_status and seen else None
                 if window is not None:  # shown here, so drawn here (and recorded as shown)
                     paint(frame, result, status)
                 stats.frames += 1
@@ -135,8 +136,7 @@ def run_loop(source, session, *, sink=None, log=None, window=None, show_status: 
                         stats.first_solved = result.frame
                 if sink is not None:
                     # a fresh frame each time, not drawn on again: no copy. Headless, the writer thread draws
-                    # it too, so a recording costs the loop no more than a run that records nothing (which
-                    # draws nothing: no one would see it)
+                    # it too, so the loop does no more than for a run that records nothing
                     sink.write(frame, owned=True, paint=None if window is not None else partial(paint, result=result,
                                                                                                  status=status))
                 if log is not None:
