@@ -256,23 +256,23 @@ class ARSession:
         digits = probs.argmax(axis=1)
         return Reading(digits, probs.max(axis=1), probs)
 
-    def _cache_key(self, givens: str, require_unique: bool) -> str:
-        return givens + repr(sorted(self.overrides.items())) + ("" if require_unique else " any")
+    def _cache_key(self, givens: str) -> str:
+        return givens + repr(sorted(self.overrides.items()))
 
-    def _submit(self, reading: Reading, require_unique: bool = True) -> None:
+    def _submit(self, reading: Reading) -> None:
+        """Hand a reading to the solver (a reading with several solutions is not drawn: a digit was missed)."""
         if self.override_base is not None and sum(
                 a != b for a, b in zip(reading.givens, self.override_base)) > self.cfg.mismatch_new:
             self.clear_overrides()  # corrections belong to the puzzle they were made on
         self.givens = self.submitted = reading.givens
-        key = self._cache_key(self.givens, require_unique)
+        key = self._cache_key(self.givens)
         if key in self.cache:
             self.cache.move_to_end(key)
             self.handle = None
             self._settle(self.cache[key])
             return
         self.result = None
-        self.handle = self.worker.submit_reading(reading, self.cfg.solve_timeout, dict(self.overrides),
-                                                 require_unique, key)
+        self.handle = self.worker.submit_reading(reading, self.cfg.solve_timeout, dict(self.overrides), True, key)
         self.state = State.SOLVING
 
     def _poll(self) -> None:
