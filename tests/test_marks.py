@@ -58,7 +58,7 @@ def test_hint_shows_one_step_and_a_mistake_first():
 def test_marks_are_drawn_in_the_grid_and_only_there():
     frame = np.full((400, 400, 3), 255, np.uint8)
     corners = np.float32([[50, 50], [350, 60], [340, 350], [60, 340]])
-    renderer = OverlayRenderer(cell=40)
+    renderer = OverlayRenderer()
     hint = plan_marks("hint", PUZZLE, SOLUTION)
     out = renderer.draw_marks(frame.copy(), corners, hint)
     changed = (out != frame).any(axis=2)
@@ -127,22 +127,66 @@ def test_live_hint_mode_follows_n_and_switches_modes(reader):
         assert int((cv2.absdiff(drawn, frame).max(axis=2) > 40).sum()) > 500
 
 
-def test_a_grid_large_on_screen_is_blended_box_by_box_as_a_whole():
-    """At 4K only the ink's boxes are warped and blended; the frame comes out as the whole-grid warp makes it."""
+def _cell_centre(quad: np.ndarray, cell: int) -> np.ndarray:
+    """Where the centre of ``cell`` lands under the homography of ``quad``."""
+    from ar_sudoku.ar.overlay import FLAT_CORNERS
+
+    r, c = divmod(cell, 9)
+    hmat = cv2.getPerspectiveTransform(FLAT_CORNERS, np.float32(quad))
+    return cv2.perspectiveTransform(np.float32([[[c + 0.5, r + 0.5]]]), hmat).reshape(2)
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (3840, 2160)])
+def test_answers_are_drawn_in_their_cells_at_any_size(size):
+    """Each answer's ink sits centred in its own cell, as tall as the font makes it, and nothing outside the grid
+    changes; at 4K as at 720p (the outlines are reprojected, so a big grid stays sharp)."""
     from conftest import EASY, EASY_SOLUTION
 
-    import ar_sudoku.ar.overlay as overlay_mod
+    w, h = size
+    s = w / 1280
+    quad = np.float32([[300, 80], [1000, 110], [980, 660], [280, 640]]) * s
+    frame = np.full((h, w, 3), 200, np.uint8)
+    frame[:: max(1, round(40 * s))] = 120  # some texture under the marks
+    out = OverlayRenderer().draw(frame.copy(), quad, EASY, EASY_SOLUTION)
+    ink = (cv2.absdiff(out, frame).max(axis=2) > 60).astype(np.uint8)
+    outside = cv2.fillConvexPoly(np.ones((h, w), np.uint8), np.int32(quad), 0)
+    assert not (ink & outside).any()
+    cell_px = float(np.linalg.norm(quad[1] - quad[0])) / 9  # across
+    cell_h = float(np.linalg.norm(quad[3] - quad[0])) / 9  # down
+    for i in (i for i, g in enumerate(EASY) if g == "."):
+        cx, cy = _cell_centre(quad, i)
+        r = round(0.45 * cell_px)
+        ys, xs = np.nonzero(ink[round(cy) - r: round(cy) + r, round(cx) - r: round(cx) + r])
+        assert len(xs) > 0.02 * cell_px**2, i
+        assert abs(xs.mean() - r) < 0.1 * cell_px and abs(ys.mean() - r) < 0.1 * cell_px, i
+        assert 0.3 * cell_h < ys.max() - ys.min() < 0.45 * cell_h, i  # the font's height: 0.375 of a cell
+    green = np.array(OverlayRenderer.color, np.int16)
+    solid = out[ink.astype(bool)].astype(np.int16)
+    assert (np.abs(solid - green).max(axis=1) < 8).mean() > 0.6  # filled in the answers' colour, edges blended
 
-    frame = np.full((2160, 3840, 3), 200, np.uint8)
-    frame[::40] = 120  # some texture under the marks
-    corners = np.float32([[900, 200], [3000, 260], [2950, 2050], [860, 1990]])
-    boxes = OverlayRenderer(cell=48).draw(frame.copy(), corners, EASY, EASY_SOLUTION)
-    saved = overlay_mod.PER_BOX_AREA
-    overlay_mod.PER_BOX_AREA = 10**12  # never box by box: the whole grid's box is warped
-    try:
-        whole = OverlayRenderer(cell=48).draw(frame.copy(), corners, EASY, EASY_SOLUTION)
-    finally:
-        overlay_mod.PER_BOX_AREA = saved
-    assert (whole != frame).any(axis=2).sum() > 10_000  # digits were drawn
-    differ = (np.abs(boxes.astype(int) - whole.astype(int)).max(axis=2) > 2).sum()
-    assert differ < 0.001 * (whole != frame).any(axis=2).sum()
+
+def test_answers_follow_a_curled_lattice():
+    """On a curled page each digit is placed by its own box's homography: centred in its bent cell."""
+    from conftest import EASY, EASY_SOLUTION
+
+    from ar_sudoku.vision import lattice as L
+
+    quad = np.float32([[300, 80], [1000, 110], [980, 660], [280, 640]])
+    lattice = L.from_corners(quad).reshape(10, 10, 2).copy()
+    lattice[:, :, 1] += 25 * np.sin(np.linspace(0, np.pi, 10))[None, :]  # bowed across: columns sag in the middle
+    frame = np.full((720, 1280, 3), 200, np.uint8)
+    out = OverlayRenderer().draw(frame.copy(), quad, EASY, EASY_SOLUTION, lattice)
+    ink = cv2.absdiff(out, frame).max(axis=2) > 60
+    for i in (i for i, g in enumerate(EASY) if g == "."):
+        r, c = divmod(i, 9)
+        centre = lattice[r: r + 2, c: c + 2].reshape(-1, 2).mean(axis=0)
+        x, y = np.round(centre).astype(int)
+        ys, xs = np.nonzero(ink[y - 30: y + 30, x - 30: x + 30])
+        assert len(xs) > 40 and abs(xs.mean() - 30) < 6 and abs(ys.mean() - 30) < 7, i
+
+
+def test_a_degenerate_quad_draws_nothing():
+    frame = np.full((200, 200, 3), 200, np.uint8)
+    flat = np.float32([[10, 10], [190, 10], [100, 10], [10, 10]])  # collapsed
+    out = OverlayRenderer().draw_marks(frame.copy(), flat, plan_marks("answer", PUZZLE, SOLUTION))
+    assert out.shape == frame.shape

@@ -75,7 +75,5 @@ def annotate(image: np.ndarray, analysis: PhotoAnalysis) -> np.ndarray:
     out = image.copy()
     corners = analysis.result.corners
     if analysis.marks is not None and corners is not None:
-        side = float(np.hypot(*(corners[0] - corners[1])))
-        OverlayRenderer(cell=max(24, min(96, int(side / 9)))).draw_marks(out, corners, analysis.marks,
-                                                                         analysis.result.lattice)
+        OverlayRenderer().draw_marks(out, corners, analysis.marks, analysis.result.lattice)
     return out
