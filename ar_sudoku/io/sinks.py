@@ -139,8 +139,6 @@ class VideoSink:
     """
 
     def __init__(self, path: str | Path, size: tuple[int, int], fps: float | Fraction):
-        import av  # FFmpeg; imported here so commands without a recording never load it
-
         self.path = Path(path)
         check_writable(self.path, VIDEO_EXT)
         self.size = (int(size[0]), int(size[1]))
@@ -156,31 +154,33 @@ class VideoSink:
         self._error: BaseException | None = None
         self._closed = False
         self.writer_cpu = 0.0
-        try:
-            self._container = av.open(str(self.tmp), "w", format=_FORMAT.get(self.path.suffix.lower()),
-                                      options=dict(self.codec.container_options))
-            self._stream = self._container.add_stream(self.codec.encoder, rate=self.rate)
-            cc = self._stream.codec_context
-            cc.width, cc.height = self.padded
-            cc.pix_fmt = self.codec.pix_fmt
-            cc.time_base = 1 / self.rate
-            cc.thread_count = self.codec.threads
-            opts = dict(self.codec.options)
-            if self.codec.pix_fmt == "yuv420p":
-                # the frames are converted with BT.601, limited range: say so, or HD players assume BT.709
-                cc.colorspace, cc.color_range, cc.color_primaries, cc.color_trc = 6, 1, 1, 1
-            cc.options = opts
-            cc.open()  # fails here, not on the writer thread, if the encoder refuses the settings
-        except (OSError, ValueError, av.FFmpegError) as exc:
-            if hasattr(self, "_container"):
-                with contextlib.suppress(Exception):  # the open already failed; this is only cleanup
-                    self._container.close()
-            self._discard()
+        try:  # a folder we may not write to is refused now, not after the run
+            self.tmp.open("wb").close()
+        except OSError as exc:
             raise SinkError(f"{self.path}: cannot be written ({_reason(exc)})") from exc
-        self._av = av
         self._queue: queue.Queue[object] = queue.Queue(maxsize=QUEUE_FRAMES)
+        # FFmpeg is loaded and the encoder opened on the writer thread (~50 ms): the frame loop starts meanwhile
         self._thread = threading.Thread(target=self._run, name="ar-sudoku-video-writer", daemon=True)
         self._thread.start()
+
+    def _open(self) -> None:
+        """The container and the encoder (on the writer thread); an error here fails the first write()."""
+        import av  # FFmpeg; imported here so commands without a recording never load it
+
+        self._av = av
+        self._container = av.open(str(self.tmp), "w", format=_FORMAT.get(self.path.suffix.lower()),
+                                  options=dict(self.codec.container_options))
+        self._stream = self._container.add_stream(self.codec.encoder, rate=self.rate)
+        cc = self._stream.codec_context
+        cc.width, cc.height = self.padded
+        cc.pix_fmt = self.codec.pix_fmt
+        cc.time_base = 1 / self.rate
+        cc.thread_count = self.codec.threads
+        if self.codec.pix_fmt == "yuv420p":
+            # the frames are converted with BT.601, limited range: say so, or HD players assume BT.709
+            cc.colorspace, cc.color_range, cc.color_primaries, cc.color_trc = 6, 1, 1, 1
+        cc.options = dict(self.codec.options)
+        cc.open()
 
     # -- the frame loop's side -------------------------------------------------
     def write(self, frame: np.ndarray, *, owned: bool = False,
@@ -238,6 +238,14 @@ class VideoSink:
     # -- the writer thread -----------------------------------------------------
     def _run(self) -> None:
         lower_priority()  # the frame loop first; encoding takes the time it leaves (the queue absorbs a burst)
+        opened = False
+        try:
+            self._open()
+            opened = True
+        except Exception as exc:  # reported to the frame loop on its next write() or close()
+            self._error = exc
+            with contextlib.suppress(Exception):  # the open already failed; this is only cleanup
+                self._container.close()
         pts = 0
         while True:
             item = self._queue.get()
@@ -257,6 +265,8 @@ class VideoSink:
                     self._container.mux(packet)
             except Exception as exc:  # reported to the frame loop on its next write() or close()
                 self._error = exc
+        if not opened:
+            return
         try:
             if self._error is None:
                 for packet in self._stream.encode(None):
