@@ -22,6 +22,7 @@ import numpy as np
 
 from ar_sudoku.ar.marks import Marks
 from ar_sudoku.vision.render import put_centered
+from ar_sudoku.vision.tracker import FLAT_CORNERS  # the grid's corners in cell units
 
 BGR = tuple[int, int, int]
 
@@ -55,15 +56,19 @@ def ring(radius: float, stroke: float, sides: int = 48) -> tuple[np.ndarray, np.
 
 @dataclass(frozen=True)
 class Shapes:
-    """A ``Marks`` as outlines in the flat grid, one layer per kind and colour.
+    """A ``Marks`` as outlines in the flat grid, all points in one array, in layers by kind and colour.
 
-    ``layers`` are drawn in order; the first ``weak`` of them is shading (blended), the
-    rest ink (filled). Within a layer no two shapes overlap (each sits in its own cell),
-    so one ``fillPoly`` call (even-odd: a glyph's holes stay open) draws the whole layer.
-    ``cells`` gives each contour's cell, which picks its box's homography on a curled page.
+    ``layers`` (colour, first contour, end contour) are drawn in order; the first ``weak`` of
+    them is shading (blended), the rest ink (filled). Within a layer no two shapes overlap
+    (each sits in its own cell), so one ``fillPoly`` call (even-odd: a glyph's holes stay
+    open) draws the whole layer. ``box`` gives each point's 3x3 box, whose homography places
+    it on a curled page.
     """
 
-    layers: tuple[tuple[BGR, np.ndarray, np.ndarray, np.ndarray], ...]  # (colour, points, lengths, cells)
+    points: np.ndarray  # float32 (n, 2), cell units
+    box: np.ndarray  # int (n,)
+    splits: np.ndarray  # where each contour after the first starts, in ``points``
+    layers: tuple[tuple[BGR, int, int], ...]
     weak: int = 0
 
 
@@ -106,11 +111,17 @@ class OverlayRenderer:
                 color = self.color if text.startswith("+") else self.hint_color
                 where, height = ((0.0, 0.0), 0.34) if text.isdigit() else ((0.2, -0.24), 0.26)
                 add("small", color, i, glyph(text.lstrip("+"), height, 1 / 24), where)
-            packed = tuple((color, np.concatenate([k for _, k in items]).astype(np.float32),
-                            np.array([len(k) for _, k in items], np.int64), np.array([i for i, _ in items], np.int64))
-                           for (_, color), items in layers.items())  # in insertion order: shading first
+            contours = [(cell, k) for items in layers.values() for cell, k in items]
+            lengths = np.array([len(k) for _, k in contours], np.int64)
+            cells = np.repeat(np.array([cell for cell, _ in contours], np.int64), lengths)
+            bounds = np.cumsum([0] + [len(items) for items in layers.values()])
             self._cache.clear()
-            self._cache[marks] = Shapes(packed, weak=1 if marks.shade else 0)
+            self._cache[marks] = Shapes(
+                points=np.concatenate([k for _, k in contours]).astype(np.float32),
+                box=(cells // 27) * 3 + (cells % 9) // 3,
+                splits=np.cumsum(lengths)[:-1],
+                layers=tuple((color, int(bounds[n]), int(bounds[n + 1])) for n, (_, color) in enumerate(layers)),
+                weak=1 if marks.shade else 0)  # layers keep their insertion order: shading first
         return self._cache[marks]
 
     def draw_marks(self, frame: np.ndarray, corners: np.ndarray, marks: Marks,
@@ -119,15 +130,15 @@ class OverlayRenderer:
         if marks.empty and not marks.shade:
             return frame
         shapes = self.shapes(marks)
-        for k, (color, points, lengths, cells) in enumerate(shapes.layers):
-            placed = _project(points, lengths, cells, corners, lattice)
-            if placed is None:
-                return frame  # a degenerate quad: nothing sensible to draw
-            polys = np.split(np.round(placed * (1 << SHIFT)).astype(np.int32), np.cumsum(lengths)[:-1])
+        placed = _project(shapes.points, shapes.box, corners, lattice)
+        if placed is None:
+            return frame  # a degenerate quad: nothing sensible to draw
+        polys = np.split(np.round(placed * (1 << SHIFT)).astype(np.int32), shapes.splits)
+        for k, (color, first, end) in enumerate(shapes.layers):
             if k < shapes.weak:
-                _shade(frame, polys, color)
+                _shade(frame, polys[first:end], color)
             else:
-                cv2.fillPoly(frame, polys, color, cv2.LINE_AA, SHIFT)
+                cv2.fillPoly(frame, polys[first:end], color, cv2.LINE_AA, SHIFT)
         return frame
 
     def draw(self, frame: np.ndarray, corners: np.ndarray, givens: str, solution: str,
@@ -137,28 +148,25 @@ class OverlayRenderer:
         return self.draw_marks(frame, corners, Marks(answers=answers), lattice)
 
 
-FLAT_CORNERS = np.float32([[0, 0], [9, 0], [9, 9], [0, 9]])
 _BOX_CROSSINGS = np.stack(np.meshgrid(np.arange(4.0), np.arange(4.0)), axis=-1).reshape(-1, 2)  # one box's 4x4
 
 
-def _project(points: np.ndarray, lengths: np.ndarray, cells: np.ndarray, corners: np.ndarray,
-             lattice: np.ndarray | None) -> np.ndarray | None:
+def _project(points: np.ndarray, box: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None) -> np.ndarray | None:
     """Flat points (cell units) onto the frame: by the corners' homography, or on a curled page by the
-    homography of each contour's 3x3 box (fitted to the box's 16 crossings)."""
+    homography of each point's 3x3 box (fitted to the box's 16 crossings)."""
     if lattice is None:
         hmat = cv2.getPerspectiveTransform(FLAT_CORNERS, np.asarray(corners, np.float32).reshape(4, 2))
         out = cv2.perspectiveTransform(points.reshape(-1, 1, 2), hmat).reshape(-1, 2)
         return out if _sane(out) else None
     grid = np.asarray(lattice, np.float32).reshape(10, 10, 2)
-    box_of_point = np.repeat((cells // 27) * 3 + (cells % 9) // 3, lengths)
     out = np.empty_like(points)
-    for box in np.unique(box_of_point):
-        br, bc = divmod(int(box), 3)
+    for b in np.unique(box):
+        br, bc = divmod(int(b), 3)
         flat = (_BOX_CROSSINGS + [bc * 3, br * 3]).astype(np.float32)
         hmat, _ = cv2.findHomography(flat, grid[br * 3: br * 3 + 4, bc * 3: bc * 3 + 4].reshape(-1, 2))
         if hmat is None:
             return None
-        sel = box_of_point == box
+        sel = box == b
         out[sel] = cv2.perspectiveTransform(points[sel].reshape(-1, 1, 2), hmat).reshape(-1, 2)
     return out if _sane(out) else None
 
