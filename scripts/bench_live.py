@@ -202,28 +202,40 @@ def soak(path: str, frames: int) -> int:
 
 
 def whole_process(path: str, rounds: int) -> None:
-    """Headless vs recording, whole process (start-up, decode, loop, finalized file), alternated round by round."""
+    """Headless vs recording, whole process (start-up, decode, loop, finalized file), alternated round by round.
+
+    Each run's CPU time (user + system, all its threads) is reported too: on a machine with few
+    cores the recording's speed is bounded by the CPU both runs need, which this shows directly.
+    """
+    import resource
+
     fps: dict[str, list[float]] = {"headless": [], "recording": []}
     loop: dict[str, list[float]] = {"headless": [], "recording": []}
+    cpu: dict[str, list[float]] = {"headless": [], "recording": []}
     with tempfile.TemporaryDirectory() as tmp:
         for _ in range(rounds):
             for kind, extra in (("headless", []), ("recording", ["--output", str(Path(tmp) / "rec.mp4")])):
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
                 t = time.perf_counter()
                 p = subprocess.run([sys.executable, "-m", "ar_sudoku", "video", path, "--headless", *extra],
                                    capture_output=True, text=True)
                 wall = time.perf_counter() - t
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
                 m = re.search(r"(\d+) frames in [\d.]+ s \(([\d.]+) fps\)", p.stderr)
                 if m is None:
                     print(f"{kind}: no report line (exit {p.returncode}): {p.stderr.strip()[-200:]}")
                     return
                 fps[kind].append(int(m.group(1)) / wall)
                 loop[kind].append(float(m.group(2)))
+                cpu[kind].append((after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) / wall)
     h, r = statistics.median(fps["headless"]), statistics.median(fps["recording"])
     print(f"whole process, median of {rounds} alternated runs: headless {h:.1f} fps, with --output .mp4 {r:.1f} fps "
           f"-> recording at {100 * r / h:.0f}% of headless (the loop alone: {statistics.median(loop['headless']):.1f}"
           f" vs {statistics.median(loop['recording']):.1f} fps)")
     print("  per round, headless / recording fps: " + ", ".join(
         f"{a:.0f}/{b:.0f}" for a, b in zip(fps["headless"], fps["recording"])))
+    print(f"  cores busy on average (CPU time / wall time, of {os.cpu_count()}): headless "
+          f"{statistics.median(cpu['headless']):.2f}, recording {statistics.median(cpu['recording']):.2f}")
 
 
 def main() -> int:
