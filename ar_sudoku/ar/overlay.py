@@ -24,8 +24,10 @@ import numpy as np
 from ar_sudoku.ar.marks import Marks
 from ar_sudoku.vision.render import put_centered
 from ar_sudoku.vision.tracker import FLAT_CORNERS  # the grid's corners in cell units
+from ar_sudoku.vision.yuv import I420, yuv_of
 
 BGR = tuple[int, int, int]
+Canvas = np.ndarray | I420  # what is drawn on: a BGR image, or a video's frame as it was decoded
 
 TRACE = 256  # pixels a cell when a glyph is traced: outlines exact to ~1/300 of a cell
 SHIFT = 4  # fillPoly's fractional bits: points placed to 1/16 px
@@ -125,8 +127,8 @@ class OverlayRenderer:
                 weak=1 if marks.shade else 0)  # layers keep their insertion order: shading first
         return self._cache[marks]
 
-    def draw_marks(self, frame: np.ndarray, corners: np.ndarray, marks: Marks,
-                   lattice: np.ndarray | None = None) -> np.ndarray:
+    def draw_marks(self, frame: Canvas, corners: np.ndarray, marks: Marks,
+                   lattice: np.ndarray | None = None) -> Canvas:
         """Draw ``marks`` on ``frame`` in place (and return it); through ``lattice`` on a curled page."""
         if marks.empty and not marks.shade:
             return frame
@@ -136,10 +138,11 @@ class OverlayRenderer:
             return frame  # a degenerate quad: nothing sensible to draw
         polys = np.split(np.round(placed * (1 << SHIFT)).astype(np.int32), shapes.splits)
         for k, (color, first, end) in enumerate(shapes.layers):
-            if k < shapes.weak:
-                _shade(frame, polys[first:end], color)
-            else:
-                cv2.fillPoly(frame, polys[first:end], color, cv2.LINE_AA, SHIFT)
+            for plane, value, half in _planes(frame, color):
+                if k < shapes.weak:
+                    _shade(plane, polys[first:end], value, SHIFT + half)
+                else:  # a chroma plane takes the same points with one more fractional bit: half the size
+                    cv2.fillPoly(plane, polys[first:end], value, cv2.LINE_AA, SHIFT + half)
         return frame
 
     def draw(self, frame: np.ndarray, corners: np.ndarray, givens: str, solution: str,
@@ -177,24 +180,38 @@ def _sane(points: np.ndarray) -> bool:
     return bool(np.isfinite(points).all() and np.abs(points).max(initial=0) < 1e6)
 
 
-def _shade(frame: np.ndarray, polys: list[np.ndarray], color: BGR) -> None:
-    """Tint the polygons' area lightly (``SHADE`` of ``color``), blending only within their bounding box."""
-    h, w = frame.shape[:2]
-    allp = np.concatenate(polys) >> SHIFT
+def _planes(frame: Canvas, color: BGR) -> tuple[tuple[np.ndarray, tuple[int, ...], int], ...]:
+    """Where ``color`` is drawn: a BGR image whole; an I420 frame's Y plane, and its U and V planes at
+    half size (the third item: 1 where the plane is halved). Anti-aliasing blends each plane alike,
+    and the conversion is linear, so the blend is the same as in BGR."""
+    if isinstance(frame, I420):
+        y, u, v = frame.planes()
+        cy, cu, cv = yuv_of(color)
+        return (y, (cy,), 0), (u, (cu,), 1), (v, (cv,), 1)
+    return ((frame, color, 0),)
+
+
+def _shade(plane: np.ndarray, polys: list[np.ndarray], value: tuple[int, ...], shift: int) -> None:
+    """Tint the polygons' area lightly (``SHADE`` of ``value``), blending only within their bounding box."""
+    h, w = plane.shape[:2]
+    allp = np.concatenate(polys) >> shift
     x0, y0 = np.maximum(allp.min(axis=0) - 1, 0)
     x1, y1 = np.minimum(allp.max(axis=0) + 2, [w, h])
     if x1 <= x0 or y1 <= y0:
         return
-    roi = frame[y0:y1, x0:x1]
+    roi = plane[y0:y1, x0:x1]
     tinted = roi.copy()
-    offset = np.int32([x0, y0]) << SHIFT
+    offset = np.int32([x0, y0]) << shift
     # no anti-aliasing: neighbouring cells share edges, and a soft edge on each would leave a seam
-    cv2.fillPoly(tinted, [p - offset for p in polys], color, cv2.LINE_8, SHIFT)
+    cv2.fillPoly(tinted, [p - offset for p in polys], value, cv2.LINE_8, shift)
     cv2.addWeighted(roi, 1.0 - SHADE, tinted, SHADE, 0.0, dst=roi)
 
 
-def draw_status(frame: np.ndarray, lines: list[str], color: BGR = (255, 255, 255)) -> np.ndarray:
-    """A small translucent box of status lines in the top-left corner (in place)."""
+def draw_status(frame: Canvas, lines: list[str], color: BGR = (255, 255, 255)) -> Canvas:
+    """A small translucent box of status lines in the top-left corner (in place).
+
+    On an I420 frame the text is drawn in Y only: its colour is the box's, darkened and nearly grey.
+    """
     if not lines:
         return frame
     scale = max(0.45, frame.shape[0] / 1400)
@@ -203,8 +220,11 @@ def draw_status(frame: np.ndarray, lines: list[str], color: BGR = (255, 255, 255
     lh = max(s[1] for s in sizes) + 8
     w = max(s[0] for s in sizes) + 16
     h = lh * len(lines) + 8
-    roi = frame[0 : min(h, frame.shape[0]), 0 : min(w, frame.shape[1])]
-    cv2.addWeighted(roi, 0.45, np.zeros_like(roi), 0.55, 0, dst=roi)
-    for k, t in enumerate(lines):
-        cv2.putText(frame, t, (8, 4 + lh * (k + 1) - 4), cv2.FONT_HERSHEY_SIMPLEX, scale, color, th, cv2.LINE_AA)
+    for (plane, value, half), (_, black, _) in zip(_planes(frame, color), _planes(frame, (0, 0, 0))):
+        roi = plane[0: min(h >> half, plane.shape[0]), 0: min(w >> half, plane.shape[1])]
+        cv2.addWeighted(roi, 0.45, roi, 0.0, 0.55 * black[0], dst=roi)  # 55% black (I420: Y 16, U and V 128)
+        if half:
+            continue
+        for k, t in enumerate(lines):
+            cv2.putText(plane, t, (8, 4 + lh * (k + 1) - 4), cv2.FONT_HERSHEY_SIMPLEX, scale, value, th, cv2.LINE_AA)
     return frame

@@ -66,6 +66,7 @@ from ar_sudoku.vision.reading import (
     written_part,
 )
 from ar_sudoku.vision.tracker import GridTracker
+from ar_sudoku.vision.yuv import I420, as_bgr
 
 
 class State(enum.Enum):
@@ -303,7 +304,7 @@ class ARSession:
         self.cell_kinds = None
         if self.kinds is not None and self.oriented:
             # the colour frame: a pen's own ink tells entries from print (kinds.ink_votes)
-            seen = grid_views(self._frame, corners, self.lattice)
+            seen = grid_views(as_bgr(self._frame), corners, self.lattice)
             self.second = EntryOpinion(self.kinds, gray, corners, self.lattice, seen.square)  # asked about odd entries
             self.cell_kinds = small_print_is_written(self.kinds.read(seen.views, seen.inks), self.second, seen.views)
             self.printed = reading
@@ -452,7 +453,7 @@ class ARSession:
 
     # ------------------------------------------------------------------ the frame
 
-    def _prepare(self, frame: np.ndarray, small: np.ndarray | None) -> None:
+    def _prepare(self, frame: np.ndarray | I420, small: np.ndarray | None) -> None:
         """Grey at working size now (or the one made ahead), at full size only if a reading needs it;
         a new frame size starts afresh."""
         if frame.shape[:2] != self._shape:
@@ -471,7 +472,7 @@ class ARSession:
         if self._scale == 1.0:
             self._gray = small
 
-    def working_gray(self, frame: np.ndarray) -> np.ndarray:
+    def working_gray(self, frame: np.ndarray | I420) -> np.ndarray:
         """What ``step(frame, small=...)`` takes: pure and thread-safe, for a decoder thread to make ahead."""
         return working_gray(frame, self.cfg.work_side)
 
@@ -480,13 +481,15 @@ class ARSession:
             self._gray = to_gray(self._frame)
         return self._gray
 
-    def step(self, frame: np.ndarray, still: bool = False, small: np.ndarray | None = None) -> FrameResult:
+    def step(self, frame: np.ndarray | I420, still: bool = False, small: np.ndarray | None = None) -> FrameResult:
         """Advance one frame; never waits for the solver (except on a still, its own scene).
 
-        ``small`` is the frame's ``working_gray``, if it was made ahead (off the loop's thread).
+        ``small`` is the frame's ``working_gray``, if it was made ahead (off the loop's thread). A video's
+        frame may come as :class:`~ar_sudoku.vision.yuv.I420` (a recording's, which is never made BGR
+        unless a reading needs its colour); a still is BGR.
         """
         if still:
-            return self._step_still(frame)
+            return self._step_still(as_bgr(frame))
         t0 = time.perf_counter()
         self.frame_index += 1
         timings: dict[str, float] = {}

@@ -74,6 +74,7 @@ def run_loop(source, session, *, sink=None, log=None, window=None, show_status: 
     from ar_sudoku.ar.overlay import draw_status
     from ar_sudoku.io.sources import SourceError, wait_fps
     from ar_sudoku.io.window import UiState, cell_at, handle_key
+    from ar_sudoku.vision.yuv import as_bgr
 
     stats = RunStats()
     ui = UiState(show_status=show_status)
@@ -96,6 +97,8 @@ def run_loop(source, session, *, sink=None, log=None, window=None, show_status: 
 
     def prepare(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         """Per-frame work that needs no state; a video file's decoder thread runs it ahead of the loop."""
+        if undistort is not None or window is not None:  # an I420 frame (a headless recording's) is not shown
+            frame = as_bgr(frame)
         if undistort is not None:
             frame = undistort(frame)
         return frame, None if still else session.working_gray(frame)
@@ -203,7 +206,9 @@ def _open_everything(args: argparse.Namespace, spec: str | int, headless: bool):
             check_writable(Path(args.output), VIDEO_EXT)
         if args.jsonl:
             check_writable(Path(args.jsonl))
-        source = stack.enter_context(open_source(spec))
+        # a headless recording keeps a video's frames as decoded (I420) from the decoder to the encoder
+        i420 = headless and bool(args.output) and not getattr(args, "calibration", None)
+        source = stack.enter_context(open_source(spec, i420=i420))
         undistort = None
         if getattr(args, "calibration", None):
             from ar_sudoku.io.calibration import load_named

@@ -34,6 +34,7 @@ import numpy as np
 
 from ar_sudoku.errors import ArSudokuError
 from ar_sudoku.io.threads import lower_priority
+from ar_sudoku.vision.yuv import I420
 
 
 def _rename_into_place(tmp: Path, path: Path) -> OSError | None:
@@ -183,19 +184,22 @@ class VideoSink:
         cc.open()
 
     # -- the frame loop's side -------------------------------------------------
-    def write(self, frame: np.ndarray, *, owned: bool = False,
-              paint: Callable[[np.ndarray], object] | None = None) -> None:
-        """Queue one BGR frame; blocks only while the queue is full.
+    def write(self, frame: np.ndarray | I420, *, owned: bool = False,
+              paint: Callable[[np.ndarray | I420], object] | None = None) -> None:
+        """Queue one BGR (or grey, or I420) frame; blocks only while the queue is full.
 
         The frame is copied, since the caller may draw on it again, unless ``owned``: the caller hands
         it over and never writes to it again (the frame loop, whose every frame is freshly decoded),
         which saves the copy on the loop's thread. ``paint(frame)``, if given, draws on the frame (in
-        place) on the writer thread before it is encoded: the loop hands its drawing over too.
+        place) on the writer thread before it is encoded: the loop hands its drawing over too. An I420
+        frame of the recording's size goes to an H.264 or VP9 encoder as it is, drawn on in its planes.
         """
         self._raise_if_failed()
         if self._closed:
             raise SinkError(f"{self.path}: the recording is already closed")
-        self._queue.put((frame if owned else np.array(frame, copy=True), paint))
+        if not owned:
+            frame = I420(frame.data.copy()) if isinstance(frame, I420) else np.array(frame, copy=True)
+        self._queue.put((frame, paint))
         self.frames += 1
 
     def close(self) -> None:
@@ -256,6 +260,8 @@ class VideoSink:
             try:
                 assert isinstance(item, tuple)
                 img, paint = item
+                if isinstance(img, I420) and not self._takes(img):
+                    img = cv2.cvtColor(img.data, cv2.COLOR_YUV2BGR_I420)  # fresh: a cached bgr() predates paint
                 if paint is not None:
                     paint(img)
                 frame = self._to_frame(img)
@@ -281,7 +287,13 @@ class VideoSink:
                     self._error = exc
             self.writer_cpu = time.thread_time()
 
-    def _to_frame(self, img: np.ndarray):
+    def _takes(self, img: I420) -> bool:
+        """Whether an I420 frame goes to the encoder as it is."""
+        return self.codec.pix_fmt == "yuv420p" and img.size == self.size == self.padded
+
+    def _to_frame(self, img: np.ndarray | I420):
+        if isinstance(img, I420):
+            return self._av.VideoFrame.from_numpy_buffer(img.data, format="yuv420p")
         w, h = self.size
         if img.ndim == 2:
             img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)

@@ -23,6 +23,7 @@ import numpy as np
 
 from ar_sudoku.errors import ArSudokuError
 from ar_sudoku.io.threads import lower_priority
+from ar_sudoku.vision.yuv import I420
 
 IMAGE_EXT = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
 
@@ -68,44 +69,35 @@ class FrameSource:
 _END = object()
 
 
-class VideoFileSource(FrameSource):
+class _DecodedAhead(FrameSource):
     """Frames decoded ahead on one background thread, at a lower priority than the frame loop.
 
-    FFmpeg decodes on that thread alone (no frame threads of its own): on two cores the
+    The decoder runs on that thread alone (no frame threads of its own): on two cores the
     decoding runs beside the frame loop rather than on top of it, and when the cores are
     shared, the loop's work (``ARSession.step``) goes first and the decoder takes what is
-    left, so a 4K stream's decoding does not stretch the loop's time per frame.
+    left, so a 4K stream's decoding does not stretch the loop's time per frame. Subclasses
+    open the file (and decode the first frame, so a bad file fails at once) and ``_read()``.
     """
 
     AHEAD = 2  # frames decoded ahead of the loop
 
-    def __init__(self, path: Path):
-        if not path.exists():
-            raise SourceError(f"{path}: no such file")
-        if path.stat().st_size == 0:
-            raise SourceError(f"{path}: empty file (0 bytes), not a video")
-        self.cap = cv2.VideoCapture(str(path), cv2.CAP_FFMPEG, [cv2.CAP_PROP_N_THREADS, 1])
-        if not self.cap.isOpened():  # another backend, perhaps
-            self.cap.release()
-            self.cap = cv2.VideoCapture(str(path))
-        if not self.cap.isOpened():
-            raise SourceError(f"{path}: not a video OpenCV can read (corrupt or unknown format)")
-        ok, first = self.cap.read()
-        if not ok or first is None:
-            self.cap.release()
-            raise SourceError(f"{path}: no frame could be decoded (corrupt or empty video)")
-        self.first: np.ndarray | None = first
-        h, w = first.shape[:2]
-        fps = self.cap.get(cv2.CAP_PROP_FPS) or 0.0
-        count = int(self.cap.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
-        self.info = SourceInfo("video", w, h, fps if 1 <= fps <= 240 else 30.0, count or None, str(path))
+    def _start(self, first: np.ndarray | I420, info: SourceInfo) -> None:
+        self.first: np.ndarray | I420 | None = first
+        self.info = info
         self.read_count = 0
         self._queue: queue.Queue[object] = queue.Queue(maxsize=self.AHEAD)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._prepare: Callable[[np.ndarray], Any] | None = None
+        self._prepare: Callable[[Any], Any] | None = None
 
-    def prepared(self, prepare: Callable[[np.ndarray], Any]) -> Iterator[Any]:
+    def _read(self) -> np.ndarray | I420 | None:
+        """The next frame, or None at the end."""
+        raise NotImplementedError
+
+    def _release(self) -> None:
+        raise NotImplementedError
+
+    def prepared(self, prepare: Callable[[Any], Any]) -> Iterator[Any]:
         """Frames through ``prepare`` on the decoder thread: the loop gets them ready, and the
         per-frame work that needs no state (a 4K frame's working grey, 1.6 ms) overlaps it."""
         if self._thread is not None:
@@ -117,8 +109,8 @@ class VideoFileSource(FrameSource):
         lower_priority()
         try:
             while not self._stop.is_set():
-                ok, frame = self.cap.read()
-                item: object = frame if ok and frame is not None else _END
+                frame = self._read()
+                item: object = _END if frame is None else frame
                 if item is not _END and self._prepare is not None:
                     item = self._prepare(frame)
                 while not self._stop.is_set():
@@ -165,7 +157,106 @@ class VideoFileSource(FrameSource):
                 with contextlib.suppress(queue.Empty):
                     self._queue.get_nowait()
                 self._thread.join(timeout=0.05)
+        self._release()
+
+
+def _check_file(path: Path) -> None:
+    if not path.exists():
+        raise SourceError(f"{path}: no such file")
+    if path.stat().st_size == 0:
+        raise SourceError(f"{path}: empty file (0 bytes), not a video")
+
+
+def _info(path: Path, width: int, height: int, fps: float, count: int) -> SourceInfo:
+    return SourceInfo("video", width, height, fps if 1 <= fps <= 240 else 30.0, count or None, str(path))
+
+
+class VideoFileSource(_DecodedAhead):
+    """A video file decoded by OpenCV into BGR frames (turned upright by the file's rotation tag)."""
+
+    def __init__(self, path: Path):
+        _check_file(path)
+        self.cap = cv2.VideoCapture(str(path), cv2.CAP_FFMPEG, [cv2.CAP_PROP_N_THREADS, 1])
+        if not self.cap.isOpened():  # another backend, perhaps
+            self.cap.release()
+            self.cap = cv2.VideoCapture(str(path))
+        if not self.cap.isOpened():
+            raise SourceError(f"{path}: not a video OpenCV can read (corrupt or unknown format)")
+        first = self._read()
+        if first is None:
+            self.cap.release()
+            raise SourceError(f"{path}: no frame could be decoded (corrupt or empty video)")
+        fps = self.cap.get(cv2.CAP_PROP_FPS) or 0.0
+        count = int(self.cap.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
+        self._start(first, _info(path, first.shape[1], first.shape[0], fps, count))
+
+    def _read(self) -> np.ndarray | None:
+        ok, frame = self.cap.read()
+        return frame if ok and frame is not None else None
+
+    def _release(self) -> None:
         self.cap.release()
+
+
+class I420VideoSource(_DecodedAhead):
+    """A video file decoded by PyAV, each frame kept as :class:`~ar_sudoku.vision.yuv.I420`, as decoded.
+
+    For a headless recording, where no frame needs BGR: the BGR conversion here and the one back
+    in the encoder's writer are both saved (``vision/yuv.py``). A stream in another pixel format,
+    of odd size, or tagged to be rotated gives BGR frames (upright) instead.
+    """
+
+    def __init__(self, path: Path):
+        _check_file(path)
+        import av  # FFmpeg, which a recording loads anyway
+
+        self._av = av
+        try:
+            self.container = av.open(str(path))
+        except (av.error.FFmpegError, OSError, UnicodeDecodeError) as exc:
+            raise SourceError(f"{path}: not a video FFmpeg can read (corrupt or unknown format)") from exc
+        if not self.container.streams.video:
+            self.container.close()
+            raise SourceError(f"{path}: has no video stream")
+        self.stream = self.container.streams.video[0]
+        self.stream.codec_context.thread_count = 1
+        self._frames = self._decoded()
+        first = self._read()
+        if first is None:
+            self.container.close()
+            raise SourceError(f"{path}: no frame could be decoded (corrupt or empty video)")
+        rate = self.stream.average_rate or self.stream.guessed_rate
+        fps = float(rate) if rate else 0.0
+        count = self.stream.frames
+        if not count and self.stream.duration and fps:  # Matroska and WebM give a duration, no count
+            count = round(float(self.stream.duration * self.stream.time_base) * fps)
+        self._start(first, _info(path, first.shape[1], first.shape[0], fps, count))
+
+    def _decoded(self) -> Iterator[Any]:
+        av = self._av
+        try:
+            for packet in self.container.demux(self.stream):
+                try:
+                    frames = packet.decode()
+                except av.error.InvalidDataError:
+                    continue  # a damaged packet is skipped, as players do
+                yield from frames
+        except av.error.FFmpegError:
+            return  # the file ends early or breaks off: ``truncated`` tells
+
+    def _read(self) -> np.ndarray | I420 | None:
+        frame = next(self._frames, None)
+        if frame is None:
+            return None
+        turn = (getattr(frame, "rotation", 0) or 0) % 360 // 90  # quarter turns counter-clockwise
+        if frame.format.name == "yuv420p" and not turn and frame.width % 2 == 0 and frame.height % 2 == 0:
+            return I420(frame.to_ndarray())
+        image = frame.to_ndarray(format="bgr24")
+        return np.ascontiguousarray(np.rot90(image, turn)) if turn else image
+
+    def _release(self) -> None:
+        with contextlib.suppress(Exception):  # closing a broken file must not hide why the run ended
+            self.container.close()
 
 
 class ImagesSource(FrameSource):
@@ -254,8 +345,12 @@ class CameraSource(FrameSource):
         self.cap.release()
 
 
-def open_source(spec: str | int) -> FrameSource:
-    """A camera index (``0``), a video file, an image file, or a folder of images."""
+def open_source(spec: str | int, i420: bool = False) -> FrameSource:
+    """A camera index (``0``), a video file, an image file, or a folder of images.
+
+    ``i420``: a video file's frames may come as :class:`~ar_sudoku.vision.yuv.I420` (a headless
+    recording's, which need no BGR); every other source gives BGR.
+    """
     if isinstance(spec, int) or (isinstance(spec, str) and spec.isdigit()):
         return CameraSource(int(spec))
     path = Path(spec)
@@ -266,7 +361,7 @@ def open_source(spec: str | int) -> FrameSource:
         if not path.exists():
             raise SourceError(f"{path}: no such file")
         return ImagesSource([path], str(path))
-    return VideoFileSource(path)
+    return I420VideoSource(path) if i420 else VideoFileSource(path)
 
 
 def wait_fps(last: float, fps: float) -> float:
