@@ -193,7 +193,7 @@ def run_loop(source, session, *, sink=None, log=None, window=None, show_status: 
 def _open_everything(args: argparse.Namespace, spec: str | int, headless: bool):
     from ar_sudoku.ar.session import ARSession
     from ar_sudoku.io.sinks import VIDEO_EXT, JsonlLog, SinkError, VideoSink, check_writable
-    from ar_sudoku.io.sources import SourceError, open_source
+    from ar_sudoku.io.sources import SourceError, check_source, load_ffmpeg_ahead, open_source
     from ar_sudoku.io.window import Window, WindowError
     from ar_sudoku.vision.camera import CalibrationError
     from ar_sudoku.vision.digits import DigitReader, ModelError
@@ -206,8 +206,13 @@ def _open_everything(args: argparse.Namespace, spec: str | int, headless: bool):
             check_writable(Path(args.output), VIDEO_EXT)
         if args.jsonl:
             check_writable(Path(args.jsonl))
+        check_source(spec)  # a missing file fails now, before the models load
         # a headless recording keeps a video's frames as decoded (I420) from the decoder to the encoder
         i420 = headless and bool(args.output) and not getattr(args, "calibration", None)
+        reader, kinds = DigitReader(getattr(args, "model", None)), KindReader()
+        if i420:
+            load_ffmpeg_ahead()  # loads while the session waits for its solver process to start
+        session = stack.enter_context(ARSession(reader, mode=args.show, kinds=kinds))
         source = stack.enter_context(open_source(spec, i420=i420))
         undistort = None
         if getattr(args, "calibration", None):
@@ -219,8 +224,6 @@ def _open_everything(args: argparse.Namespace, spec: str | int, headless: bool):
             if scaled.note:
                 print(f"ar-sudoku: calibration {scaled.note}", file=sys.stderr)
             undistort = scaled.undistorter(size)
-        reader = DigitReader(getattr(args, "model", None))
-        session = stack.enter_context(ARSession(reader, mode=args.show, kinds=KindReader()))
         window = None if headless else Window()
         if window is not None:
             stack.callback(window.close)

@@ -10,6 +10,7 @@ the rest and counts them), so a slow frame never leaves the picture lagging.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import queue
 import threading
 import time
@@ -343,6 +344,27 @@ class CameraSource(FrameSource):
         self._stop.set()
         self._thread.join(timeout=2.0)
         self.cap.release()
+
+
+def check_source(spec: str | int) -> None:
+    """Refuse at once a source that is plainly missing (before any slow start-up work)."""
+    if isinstance(spec, int) or spec.isdigit():
+        return
+    path = Path(spec)
+    if not path.exists():
+        raise SourceError(f"{path}: no such file")
+    if path.is_file() and path.suffix.lower() not in IMAGE_EXT:
+        _check_file(path)  # an empty video file
+
+
+def load_ffmpeg_ahead() -> None:
+    """Import PyAV (FFmpeg's libraries, ~35 ms) on a thread of its own.
+
+    Start-up has one long wait that releases the GIL: the solver process starting (~150 ms).
+    Loading FFmpeg meanwhile takes it off the path to the first frame; whoever imports ``av``
+    next waits only for what is left.
+    """
+    threading.Thread(target=importlib.import_module, args=("av",), name="ar-sudoku-load-ffmpeg", daemon=True).start()
 
 
 def open_source(spec: str | int, i420: bool = False) -> FrameSource:
