@@ -116,11 +116,17 @@ class FullDisk:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
 
-def test_writer_error_surfaces_and_leaves_no_file(tmp_path):
+def test_writer_error_surfaces_and_leaves_no_file(tmp_path, monkeypatch):
+    opened = VideoSink._open
+
+    def open_on_a_full_disk(self: VideoSink) -> None:  # the writer thread opens the file: the disk fills then
+        opened(self)
+        self._container = FullDisk(self._container)
+
+    monkeypatch.setattr(VideoSink, "_open", open_on_a_full_disk)
     path = tmp_path / "full.mp4"
     path.write_bytes(b"an older recording the user kept")
     sink = VideoSink(path, (64, 48), 30)
-    sink._container = FullDisk(sink._container)
     with pytest.raises(SinkWriteError, match=r"full\.mp4.*No space left"):
         for f in frames(200, (64, 48)):
             sink.write(f)  # the error from the writer thread arrives on a later write
