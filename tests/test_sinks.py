@@ -250,24 +250,6 @@ def test_frames_are_painted_on_the_writer_thread(tmp_path):
     assert all(d[35:55, 105:135].min() > 200 for d in decoded)
 
 
-@pytest.mark.skipif(not hasattr(os, "SCHED_IDLE"), reason="SCHED_IDLE is Linux's")
-def test_the_writer_runs_only_when_the_frame_loop_leaves_a_core_free(tmp_path):
-    """The writer thread is SCHED_IDLE (it yields at once to the loop and OpenCV's pool); the loop's own
-    thread keeps its policy."""
-    import threading
-
-    policies = set()
-
-    def paint(img: np.ndarray) -> None:
-        policies.add(os.sched_getscheduler(threading.get_native_id()))
-
-    before = os.sched_getscheduler(threading.get_native_id())
-    with VideoSink(tmp_path / "idle.mp4", (160, 90), 30.0) as sink:
-        for f in frames(3, (160, 90)):
-            sink.write(f, paint=paint)
-    assert policies == {os.SCHED_IDLE}
-    assert os.sched_getscheduler(threading.get_native_id()) == before != os.SCHED_IDLE
-
 
 def test_a_video_file_is_read_ahead_frame_for_frame(tmp_path):
     """The decode-ahead source yields every frame, in order and unchanged, and can be closed midway."""

@@ -197,3 +197,32 @@ def test_a_headless_recording_reads_the_video_as_a_headless_run_does(tmp_path, c
     both = [(x["corners"], y["corners"]) for x, y in zip(a, b) if x["corners"] and y["corners"]]
     assert len(both) > 150 and np.median([np.abs(np.subtract(p, q)).max() for p, q in both]) < 0.5
     assert len(_decode_bgr(tmp_path / "o.mp4")) == 270
+
+
+def test_a_recording_leaves_a_core_to_its_writer_and_gives_it_back(tmp_path):
+    """During a recording OpenCV's threads leave one core to the encoder and decoder; after it, all again."""
+    from ar_sudoku.ar.session import ARSession
+    from ar_sudoku.cli.common import usable_cores
+    from ar_sudoku.cli.video import run_loop
+    from ar_sudoku.vision.digits import DigitReader
+
+    before = cv2.getNumThreads()
+    seen = set()
+
+    class Watched:
+        """The demo's first frames, noting OpenCV's thread count as the loop takes each."""
+
+        def __init__(self, src):
+            self.src, self.info = src, src.info
+
+        def prepared(self, prepare):
+            for _, f in zip(range(8), self.src):
+                seen.add(cv2.getNumThreads())
+                yield prepare(f)
+
+    with open_source(str(DEMO), i420=True) as src, ARSession(DigitReader()) as session, \
+            VideoSink(tmp_path / "r.mp4", (1280, 720), 30) as sink:
+        stats = run_loop(Watched(src), session, sink=sink)
+    assert stats.frames == 8 and seen == {max(1, usable_cores() - 1)}
+    assert cv2.getNumThreads() == before
+    assert len(_decode_bgr(tmp_path / "r.mp4")) == 8

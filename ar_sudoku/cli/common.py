@@ -98,3 +98,11 @@ def write_image(path: Path, img: np.ndarray) -> None:
         tmp.unlink(missing_ok=True)
         raise CliError(f"{path}: cannot write the image (permissions or a full disk?)", EXIT_UNSOLVED)
     os.replace(tmp, path)
+
+
+def usable_cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1

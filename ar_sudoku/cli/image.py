@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import sys
 import time
@@ -23,6 +22,7 @@ from ar_sudoku.cli.common import (
     help_format,
     positive_seconds,
     refuse_overwriting,
+    usable_cores,
     write_image,
 )
 from ar_sudoku.errors import ArSudokuError
@@ -162,14 +162,6 @@ def expand_folders(paths: list[Path]) -> list[Path]:
             raise CliError(f"{path}: no photos in this folder (looked for {', '.join(sorted(IMAGE_EXT))})")
         out += found
     return out
-
-
-def usable_cores() -> int:
-    """The cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
 
 
 def estimated_seconds(photos: list[Path]) -> float:

@@ -241,7 +241,7 @@ class VideoSink:
 
     # -- the writer thread -----------------------------------------------------
     def _run(self) -> None:
-        lower_priority(idle=True)  # the frame loop first; encoding takes the time it leaves (the queue absorbs a burst)
+        lower_priority()  # the frame loop first; encoding takes the time it leaves (the queue absorbs a burst)
         opened = False
         try:
             self._open()
