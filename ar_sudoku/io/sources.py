@@ -249,7 +249,7 @@ class I420VideoSource(_DecodedAhead):
         frame = next(self._frames, None)
         if frame is None:
             return None
-        turn = (getattr(frame, "rotation", 0) or 0) % 360 // 90  # quarter turns counter-clockwise
+        turn = (frame.rotation or 0) % 360 // 90  # quarter turns counter-clockwise
         if frame.format.name == "yuv420p" and not turn and frame.width % 2 == 0 and frame.height % 2 == 0:
             return I420(frame.to_ndarray())
         image = frame.to_ndarray(format="bgr24")
@@ -367,6 +367,14 @@ def load_ffmpeg_ahead() -> None:
     threading.Thread(target=importlib.import_module, args=("av",), name="ar-sudoku-load-ffmpeg", daemon=True).start()
 
 
+def _pyav_reads_turns() -> bool:
+    """Whether this PyAV tells each frame's rotation tag (older ones do not: OpenCV, which turns phone
+    videos upright, decodes for them instead)."""
+    import av
+
+    return hasattr(av.VideoFrame, "rotation")
+
+
 def open_source(spec: str | int, i420: bool = False) -> FrameSource:
     """A camera index (``0``), a video file, an image file, or a folder of images.
 
@@ -383,7 +391,7 @@ def open_source(spec: str | int, i420: bool = False) -> FrameSource:
         if not path.exists():
             raise SourceError(f"{path}: no such file")
         return ImagesSource([path], str(path))
-    return I420VideoSource(path) if i420 else VideoFileSource(path)
+    return I420VideoSource(path) if i420 and _pyav_reads_turns() else VideoFileSource(path)
 
 
 def wait_fps(last: float, fps: float) -> float:
