@@ -381,15 +381,14 @@ def open_source(spec: str | int, i420: bool = False) -> FrameSource:
     ``i420``: a video file's frames may come as :class:`~ar_sudoku.vision.yuv.I420` (a headless
     recording's, which need no BGR); every other source gives BGR.
     """
-    if isinstance(spec, int) or (isinstance(spec, str) and spec.isdigit()):
+    check_source(spec)
+    if isinstance(spec, int) or spec.isdigit():
         return CameraSource(int(spec))
     path = Path(spec)
     if path.is_dir():
         images = sorted(p for p in path.iterdir() if p.suffix.lower() in IMAGE_EXT)
         return ImagesSource(images, str(path))
     if path.suffix.lower() in IMAGE_EXT:
-        if not path.exists():
-            raise SourceError(f"{path}: no such file")
         return ImagesSource([path], str(path))
     return I420VideoSource(path) if i420 and _pyav_reads_turns() else VideoFileSource(path)
 

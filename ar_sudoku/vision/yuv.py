@@ -37,7 +37,6 @@ class I420:
     """
 
     __slots__ = ("data", "shape", "_bgr", "_gray")
-    ndim = 3
 
     def __init__(self, data: np.ndarray):
         h = data.shape[0] * 2 // 3
