@@ -15,7 +15,8 @@ import av
 import numpy as np
 import pytest
 
-from ar_sudoku.io.sinks import VIDEO_EXT, JsonlLog, SinkError, SinkWriteError, VideoSink, exact_rate, part_path
+from ar_sudoku.io.files import part_files
+from ar_sudoku.io.sinks import VIDEO_EXT, JsonlLog, SinkError, SinkWriteError, VideoSink, exact_rate
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "samples" / "demo.mp4"
@@ -57,7 +58,7 @@ def test_recording_reads_back(tmp_path, ext, codec):
     # colours survive (BGR order, range): the red bar of frame 3 is red, the background grey
     f3 = decoded[3].astype(int)
     assert abs(f3[45, 21 + 6] - [0, 0, 255]).max() < 40 and abs(f3[45, 120] - [90, 90, 90]).max() < 12
-    assert not part_path(path).exists()
+    assert not part_files(path)
 
 
 def test_mp4_starts_with_its_index(tmp_path):
@@ -96,10 +97,10 @@ def test_ctrl_c_finalizes_video_and_log(tmp_path):
             sink.write(f)
             lines.write({"frame": i})
             if i == 3:  # while running: the lines are in the temporary file (tail -f), not under the real name
-                assert not log.exists() and len(part_path(log).read_text().splitlines()) == 4
+                assert not log.exists() and len(part_files(log)[0].read_text().splitlines()) == 4
     assert read_back(video)[:2] == ("h264", 15)
     assert len(log.read_text().splitlines()) == 15
-    assert not part_path(video).exists() and not part_path(log).exists()
+    assert not part_files(video) and not part_files(log)
 
 
 class FullDisk:
@@ -132,7 +133,7 @@ def test_writer_error_surfaces_and_leaves_no_file(tmp_path, monkeypatch):
             sink.write(f)  # the error from the writer thread arrives on a later write
     with pytest.raises(SinkWriteError):
         sink.close()
-    assert not sink.finalized and not part_path(path).exists()
+    assert not sink.finalized and not part_files(path)
     assert path.read_bytes() == b"an older recording the user kept"  # a failed run destroys nothing
 
 
@@ -159,8 +160,8 @@ def test_a_signal_finalizes_the_recording(tmp_path, sig, code, message):
     p = cli("video", str(DEMO), "--headless", "--output", str(out), "--jsonl", str(log), cwd=tmp_path)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and p.poll() is None:
-        part = part_path(log)
-        if part.exists() and part.read_text().count("\n") >= 5:
+        parts = part_files(log)
+        if parts and parts[0].read_text().count("\n") >= 5:
             break
         time.sleep(0.01)
     assert p.poll() is None, "the run ended before it could be interrupted"
@@ -172,7 +173,7 @@ def test_a_signal_finalizes_the_recording(tmp_path, sig, code, message):
     name, n, w, h, _, _ = read_back(out)
     lines = len(log.read_text().splitlines())
     assert name == "h264" and (w, h) == (1280, 720) and n >= 5 and abs(n - lines) <= 1
-    assert not part_path(out).exists() and not part_path(log).exists()
+    assert not part_files(out) and not part_files(log)
 
 
 FSIZE_LIMIT = """
@@ -192,7 +193,7 @@ def test_full_disk_is_an_error_that_names_the_file(tmp_path):
     assert p.returncode == 1, p.stderr
     assert "big.mp4" in p.stderr and "wrote" not in p.stderr and "Traceback" not in p.stderr
     assert len(p.stderr.strip().splitlines()) == 1
-    assert not out.exists() and not part_path(out).exists()
+    assert not out.exists() and not part_files(out)
 
 
 JSONL_LIMIT = """
@@ -214,7 +215,7 @@ def test_full_disk_jsonl(tmp_path):
     log = tmp_path / "log.jsonl"
     p = subprocess.run([sys.executable, "-c", JSONL_LIMIT, str(log)], capture_output=True, text=True, timeout=60)
     assert "log.jsonl: the log could not be written (File too large)" in p.stdout, p.stderr
-    assert not log.exists() and not part_path(log).exists()
+    assert not log.exists() and not part_files(log)
 
 
 def test_owned_frames_are_encoded_as_given(tmp_path):
@@ -292,4 +293,4 @@ def test_a_recording_stopped_before_its_first_frame_leaves_no_file(tmp_path, ext
     sink = VideoSink(path, (160, 90), 30.0)
     sink.close()
     assert not sink.finalized and sink.frames == 0
-    assert not path.exists() and not part_path(path).exists()
+    assert not path.exists() and not part_files(path)

@@ -76,28 +76,28 @@ def refuse_overwriting(outputs: Iterable[tuple[str, str | Path | None]], inputs:
 
 
 def check_image_out(path: Path) -> None:
+    """Refuse an image output before any work: not .png/.jpg, a missing or read-only folder, a folder."""
+    from ar_sudoku.io.files import OutputError, check_output
+
     if path.suffix.lower() not in IMAGE_OUT_EXT:
         raise CliError(f"{path}: give a .png or .jpg file name")
-    if not path.parent.exists():
-        raise CliError(f"{path}: the folder {path.parent} does not exist")
-    if path.is_dir():
-        raise CliError(f"{path}: is a folder")
+    try:
+        check_output(path)
+    except OutputError as exc:
+        raise CliError(str(exc)) from exc
 
 
 def write_image(path: Path, img: np.ndarray) -> None:
-    """Write an image atomically (a temporary name, then rename), or raise a one-line CliError."""
-    import cv2
+    """Write an image atomically (a temporary name, then rename; a FIFO or device directly), or raise a
+    one-line CliError: exit 2 for a name refused up front, 1 when the write itself failed."""
+    from ar_sudoku.errors import ArSudokuError
+    from ar_sudoku.io import files
 
     check_image_out(path)
-    tmp = path.with_name(f".{path.name}.part{path.suffix}")
     try:
-        ok = bool(cv2.imwrite(str(tmp), img))
-    except cv2.error:
-        ok = False
-    if not ok:
-        tmp.unlink(missing_ok=True)
-        raise CliError(f"{path}: cannot write the image (permissions or a full disk?)", EXIT_UNSOLVED)
-    os.replace(tmp, path)
+        files.write_image(path, img)
+    except ArSudokuError as exc:
+        raise CliError(str(exc), EXIT_UNSOLVED) from exc
 
 
 def usable_cores() -> int:

@@ -2,10 +2,12 @@
 
 Both are context managers: leaving the ``with`` block by any road (the end,
 Ctrl-C, SIGTERM turned into an exception by the CLI, an exception, a camera
-that died) finalizes the file. Both write to a hidden temporary name beside
-the target (``.NAME.part.EXT``) and rename it into place only once complete,
-so the real name never holds half a file, and an existing file of that name
-survives a failed run.
+that died) finalizes the file. Both write to a new hidden temporary name beside
+the target (``.NAME.XXXXXXXX.part.EXT``, made by ``mkstemp``: never an existing
+file) and rename it into place only once complete, so the real name never
+holds half a file, and an existing file of that name survives a failed run. A
+target that is not a regular file (a FIFO, ``/dev/null``, ``/dev/stdout``) is
+written to directly and never renamed over (``io.files``).
 
 The video is encoded with PyAV (FFmpeg) on a writer thread fed by a small
 bounded queue: encoding overlaps the frame loop, and the loop waits only when
@@ -19,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import queue
 import threading
 import time
@@ -33,6 +34,7 @@ import cv2
 import numpy as np
 
 from ar_sudoku.errors import ArSudokuError
+from ar_sudoku.io import files
 from ar_sudoku.io.threads import lower_priority
 from ar_sudoku.vision.yuv import I420
 
@@ -40,7 +42,7 @@ from ar_sudoku.vision.yuv import I420
 def _rename_into_place(tmp: Path, path: Path) -> OSError | None:
     """A finished file takes its real name in one step; the error, if that fails."""
     try:
-        os.replace(tmp, path)
+        files.finish(tmp, path)
     except OSError as exc:
         return exc
     return None
@@ -96,18 +98,22 @@ QUEUE_FRAMES = 4  # frames waiting for the encoder; small so memory stays flat a
 
 
 def check_writable(path: Path, kinds: dict[str, object] | None = None) -> None:
-    """Refuse an output up front (bad extension, missing folder, a folder) before any slow work starts."""
-    if kinds is not None and path.suffix.lower() not in kinds:
-        raise SinkError(f"{path}: unsupported extension; use one of {', '.join(sorted(kinds))}")
-    if not path.parent.exists():
-        raise SinkError(f"{path}: the folder {path.parent} does not exist")
-    if path.is_dir():
-        raise SinkError(f"{path}: is a folder")
+    """Refuse an output up front (bad extension, a missing or read-only folder, a folder) before any slow work."""
+    try:
+        files.check_output(path, kinds)
+    except files.OutputError as exc:
+        raise SinkError(str(exc)) from exc
 
 
-def part_path(path: Path) -> Path:
-    """The temporary name a file is written under until it is finalized: ``.NAME.part.EXT`` beside it."""
-    return path.with_name(f".{path.stem}.part{path.suffix}")
+def temporary_for(path: Path) -> Path:
+    """Where ``path`` is written until it is finalized: a new temporary file, or ``path`` itself for a
+    target that is not a regular file (a FIFO, a device), which is never renamed over or removed."""
+    if files.is_stream(path):
+        return path
+    try:
+        return files.temporary(path)
+    except files.OutputError as exc:
+        raise SinkError(str(exc)) from exc
 
 
 def exact_rate(fps: float | Fraction) -> Fraction:
@@ -149,16 +155,12 @@ class VideoSink:
         self.rate = exact_rate(fps)
         # yuv420p stores colour at half resolution: pad an odd size to even (never crop a pixel)
         self.padded = (self.size[0] + self.size[0] % 2, self.size[1] + self.size[1] % 2)
-        self.tmp = part_path(self.path)
+        self.tmp = temporary_for(self.path)
         self.frames = 0
         self.finalized = False
         self._error: BaseException | None = None
         self._closed = False
         self.writer_cpu = 0.0
-        try:  # a folder we may not write to is refused now, not after the run
-            self.tmp.open("wb").close()
-        except OSError as exc:
-            raise SinkError(f"{self.path}: cannot be written ({_reason(exc)})") from exc
         self._queue: queue.Queue[object] = queue.Queue(maxsize=QUEUE_FRAMES)
         # FFmpeg is loaded and the encoder opened on the writer thread (~50 ms): the frame loop starts meanwhile
         self._thread = threading.Thread(target=self._run, name="ar-sudoku-video-writer", daemon=True)
@@ -222,7 +224,7 @@ class VideoSink:
             self._error = None
             self._discard()
         elif self._error is None:
-            self._error = _rename_into_place(self.tmp, self.path)
+            self._error = None if self.tmp == self.path else _rename_into_place(self.tmp, self.path)
             self.finalized = self._error is None
         if self._error is not None:
             self._discard()
@@ -236,8 +238,8 @@ class VideoSink:
                                  "the partial file was removed") from self._error
 
     def _discard(self) -> None:
-        with contextlib.suppress(OSError):
-            self.tmp.unlink(missing_ok=True)
+        if self.tmp != self.path:  # a device or FIFO written directly is never removed
+            files.discard(self.tmp)
 
     # -- the writer thread -----------------------------------------------------
     def _run(self) -> None:
@@ -336,7 +338,8 @@ def _letterbox(img: np.ndarray, size: tuple[int, int]) -> np.ndarray:
 
 
 class JsonlLog:
-    """One JSON object a line, flushed line by line to ``.NAME.part.jsonl`` and renamed into place on close.
+    """One JSON object a line, flushed line by line to ``.NAME.XXXXXXXX.part.jsonl`` and renamed into place
+    on close (or straight into a FIFO, ``/dev/stdout``, ``/dev/null``: a log streamed as it runs).
 
     A run cut short (Ctrl-C, SIGTERM, an exception) still renames the lines it
     has; the temporary file can be followed live with ``tail -f``.
@@ -345,13 +348,15 @@ class JsonlLog:
     def __init__(self, path: str | Path):
         self.path = Path(path)
         check_writable(self.path)
-        self.tmp = part_path(self.path)
+        self.tmp = temporary_for(self.path)
         self.finalized = False
         self._error: OSError | None = None
         try:
             self.f: IO[str] = self.tmp.open("w", encoding="utf-8")
         except OSError as exc:
-            raise SinkError(f"{self.path}: cannot be written ({exc.strerror})") from exc
+            if self.tmp != self.path:
+                files.discard(self.tmp)
+            raise SinkError(f"{self.path}: cannot be written ({_reason(exc)})") from exc
         self.lines = 0
 
     def write(self, obj: dict) -> None:
@@ -376,10 +381,11 @@ class JsonlLog:
         except OSError as exc:
             self._error = self._error or exc
         if self._error is None:
-            self._error = _rename_into_place(self.tmp, self.path)
+            self._error = None if self.tmp == self.path else _rename_into_place(self.tmp, self.path)
             self.finalized = self._error is None
         if self._error is not None:
-            self.tmp.unlink(missing_ok=True)
+            if self.tmp != self.path:
+                files.discard(self.tmp)
             raise self._failure() from self._error
 
     def _failure(self) -> SinkWriteError:
