@@ -12,14 +12,18 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import os
 import sys
 from collections.abc import Sequence
 
 from ar_sudoku import __version__
 from ar_sudoku.cli import calibrate, generate, hint, image, serve, solve, video
-from ar_sudoku.cli.common import EXIT_INTERRUPTED, EXIT_OK, EXIT_UNSOLVED, CliError, help_format
+from ar_sudoku.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNSOLVED, CliError, help_format
 from ar_sudoku.errors import ArSudokuError
+
+# a write the machine refused (a full disk or quota, a device error): the answer is lost, exit 1
+WRITE_FAILURES = {errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG, errno.EROFS}
 
 # name -> module; the order is the order of `ar-sudoku --help`
 COMMANDS = {
@@ -63,9 +67,35 @@ def quiet_opencv() -> None:
             cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
 
 
+def names_print_as_given() -> None:
+    """A file name that is not valid UTF-8 is printed as the bytes it is (Python holds those bytes as
+    lone surrogates, which a strict stdout refuses with a traceback)."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(AttributeError, ValueError):
+            stream.reconfigure(errors="surrogateescape")
+
+
+def reserve_closed_descriptors() -> None:
+    """Put /dev/null on a standard descriptor the caller closed (``>&-``): else the next file we open
+    would get that number, and whatever is printed there would land in it."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, os.O_RDWR)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from ar_sudoku.io.memory import keep_freed_memory
 
+    if sys.stdout is None:  # started with stdout closed (`>&-`): every command's results would be lost
+        print("ar-sudoku: stdout is closed, so the results would be lost; redirect it to a file or /dev/null",
+              file=sys.stderr or sys.__stderr__)
+        return EXIT_BAD_INPUT
+    names_print_as_given()
     quiet_opencv()
     keep_freed_memory()
     parser = build_parser()
@@ -86,20 +116,37 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # the reader of our output went away (`| head`): run() stops quietly
         raise
-    except Exception as exc:  # a bug of ours: one line for the user, the traceback on request
-        if os.environ.get("AR_SUDOKU_DEBUG"):
-            raise
-        print(f"ar-sudoku: internal error ({exc.__class__.__name__}: {exc}); run again with AR_SUDOKU_DEBUG=1 "
-              "for the traceback, and please report it", file=sys.stderr)
+    except OSError as exc:
+        if exc.errno not in WRITE_FAILURES or os.environ.get("AR_SUDOKU_DEBUG"):
+            return _internal_error(exc)
+        where = f" ({exc.filename})" if exc.filename else ""
+        print(f"ar-sudoku: a write failed{where}: {exc.strerror}", file=sys.stderr)
         return EXIT_UNSOLVED
+    except Exception as exc:
+        return _internal_error(exc)
+
+
+def _internal_error(exc: Exception) -> int:
+    """A bug of ours: one line for the user, the traceback on request."""
+    if os.environ.get("AR_SUDOKU_DEBUG"):
+        raise exc
+    print(f"ar-sudoku: internal error ({exc.__class__.__name__}: {exc}); run again with AR_SUDOKU_DEBUG=1 "
+          "for the traceback, and please report it", file=sys.stderr)
+    return EXIT_UNSOLVED
 
 
 def run() -> None:
     """Console-script entry point."""
+    reserve_closed_descriptors()
     try:
         code = main()
-        sys.stdout.flush()
+        if sys.stdout is not None:
+            sys.stdout.flush()
     except BrokenPipeError:  # `ar-sudoku solve big.txt | head`: stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = EXIT_OK
+    except OSError as exc:  # stdout on a full disk (`> /dev/full`): the results could not be written
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        print(f"ar-sudoku: stdout could not be written ({exc.strerror or exc})", file=sys.stderr)
+        code = EXIT_UNSOLVED
     sys.exit(code)

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
 import cv2
 
-from ar_sudoku.cli.common import EXIT_OK, CliError, help_format
+from ar_sudoku.cli.common import EXIT_OK, CliError, help_format, write_image
 
 
 def run(args: argparse.Namespace) -> int:
     from ar_sudoku.io.calibration import default_calibration_dir, save_calibration
+    from ar_sudoku.io.files import OutputError, check_output
     from ar_sudoku.io.sources import SourceError, open_source
     from ar_sudoku.vision.camera import (
         CalibrationError,
@@ -30,17 +32,27 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from exc
     if args.print_board:
         out = Path(args.print_board)
-        if not out.parent.exists() or not cv2.imwrite(str(out), chessboard_image(pattern)):
-            raise CliError(f"{out}: cannot write the board image")
+        write_image(out, chessboard_image(pattern))
         print(f"wrote {out}: print it flat (no scaling), measure a square, pass --square MM")
         return EXIT_OK
     if args.source is None:
         raise CliError("give --source 0|VIDEO|FOLDER (or --print-board OUT.png)")
     if args.square <= 0:
         raise CliError("--square must be positive (the side of one square, e.g. in mm)")
+    if not args.name or args.name in (".", "..") or "/" in args.name or os.sep in args.name \
+            or (os.altsep and os.altsep in args.name):
+        raise CliError(f"--name {args.name}: give a plain name (no folders; choose the folder with --out-dir)")
     out_dir = Path(args.out_dir) if args.out_dir else default_calibration_dir()
     if args.out_dir and not out_dir.is_dir():
         raise CliError(f"--out-dir {out_dir}: the folder does not exist")
+    path = out_dir / f"{args.name}.yaml"
+    try:  # a folder that cannot be written fails now, not after the views are taken
+        out_dir.mkdir(parents=True, exist_ok=True)
+        check_output(path)
+    except OSError as exc:
+        raise CliError(f"{out_dir}: cannot be made ({exc.strerror}); choose a folder with --out-dir") from exc
+    except OutputError as exc:
+        raise CliError(f"{exc}; choose a folder with --out-dir") from exc
     live = args.source.isdigit()
     window = None
     try:
@@ -85,8 +97,6 @@ def run(args: argparse.Namespace) -> int:
                 window.close()
     try:
         cal = calibrate(views, pattern, args.square, size, min_views=args.min_views, max_rms=args.max_rms)
-        out_dir.mkdir(parents=True, exist_ok=True)
-        path = out_dir / f"{args.name}.yaml"
         save_calibration(path, cal)
     except CalibrationError as exc:
         raise CliError(str(exc)) from exc

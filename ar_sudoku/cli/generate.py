@@ -6,7 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from ar_sudoku.cli.common import EXIT_OK, CliError, help_format, write_image
+from ar_sudoku.cli.common import EXIT_OK, EXIT_UNSOLVED, CliError, check_image_out, help_format, write_image
+from ar_sudoku.errors import ArSudokuError
+from ar_sudoku.io.files import OutputError, check_output, write_text
 
 
 def run(args: argparse.Namespace) -> int:
@@ -18,11 +20,12 @@ def run(args: argparse.Namespace) -> int:
     if args.sheet:
         sheet = Path(args.sheet)
         if sheet.suffix.lower() != ".svg":
-            from ar_sudoku.cli.common import check_image_out
-
             check_image_out(sheet)
-        elif not sheet.parent.exists():
-            raise CliError(f"{sheet}: the folder {sheet.parent} does not exist")
+        else:
+            try:
+                check_output(sheet)
+            except OutputError as exc:
+                raise CliError(str(exc)) from exc
     puzzles = generate_many(args.difficulty, args.count, args.seed)
     for p in puzzles:
         print(p.puzzle)
@@ -36,7 +39,10 @@ def run(args: argparse.Namespace) -> int:
         path = Path(args.sheet)
         title = f"ar-sudoku  -  {p.rating.level}  -  seed {p.seed}"
         if path.suffix.lower() == ".svg":
-            path.write_text(sheet_svg(p.puzzle, title), encoding="utf-8")
+            try:
+                write_text(path, sheet_svg(p.puzzle, title))
+            except ArSudokuError as exc:
+                raise CliError(str(exc), EXIT_UNSOLVED) from exc
         else:
             write_image(path, sheet_png(p.puzzle, title))
         print(f"wrote {path}", file=sys.stderr)

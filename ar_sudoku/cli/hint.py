@@ -29,7 +29,7 @@ def _entries(text: str | None) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    boards = parse_boards(args.puzzle)
+    boards, _ = parse_boards(args.puzzle)
     if len(boards) != 1:
         raise CliError(f"{args.puzzle}: {len(boards)} puzzles; a hint is for one puzzle")
     board = boards[0]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import re
 import sys
@@ -110,7 +111,7 @@ def read_photo(src: Path, job: PhotoJob) -> PhotoDone:
     from ar_sudoku.ar.photo import analyse, annotate
     from ar_sudoku.io.images import read_image
 
-    dest = Path(job.out) if job.out else Path(job.out_dir) / f"{src.stem}_solved.png" if job.out_dir else None
+    dest = Path(job.out) if job.out else out_dir_name(src, job.out_dir) if job.out_dir else None
     t0 = time.perf_counter()
     try:
         # an annotated copy needs the photo at full size; a reading does not
@@ -162,6 +163,37 @@ def expand_folders(paths: list[Path]) -> list[Path]:
             raise CliError(f"{path}: no photos in this folder (looked for {', '.join(sorted(IMAGE_EXT))})")
         out += found
     return out
+
+
+def out_dir_name(src: Path, out_dir: str | Path) -> Path:
+    """Where ``--out-dir`` puts a photo's annotated copy."""
+    return Path(out_dir) / f"{src.stem}_solved.png"
+
+
+def check_out_dir_names(photos: list[Path], out_dir: str) -> None:
+    """Refuse, before any work, an ``--out-dir`` run that would overwrite one of its photos or write two
+    results to one name (``d1/p.jpg`` and ``d2/p.jpg``, or ``a.jpg`` and ``a.png``): the names stay the
+    predictable PHOTO_solved.png, and nothing is silently lost."""
+    import os
+
+    inputs: dict[tuple[int, int], Path] = {}
+    for src in photos:
+        with contextlib.suppress(OSError):
+            st = os.stat(src)
+            inputs[(st.st_dev, st.st_ino)] = src
+    taken: dict[Path, Path] = {}
+    for src in photos:
+        dest = out_dir_name(src, out_dir)
+        with contextlib.suppress(OSError):
+            st = os.stat(dest)
+            if (st.st_dev, st.st_ino) in inputs:
+                raise CliError(f"--out-dir: {src} would be written to {dest}, which is one of the photos read; "
+                               "choose another --out-dir (no file was touched)")
+        key = dest.resolve()
+        if key in taken:
+            raise CliError(f"--out-dir: {taken[key]} and {src} would both be written to {dest}; rename one "
+                           "or run them with separate --out-dir folders (no file was touched)")
+        taken[key] = src
 
 
 def estimated_seconds(photos: list[Path]) -> float:
@@ -222,7 +254,12 @@ def run(args: argparse.Namespace) -> int:
         d = Path(args.out_dir)
         if d.exists() and not d.is_dir():
             raise CliError(f"--out-dir {d}: not a folder")
-        d.mkdir(parents=True, exist_ok=True)
+        check_out_dir_names(photos, args.out_dir)
+        try:
+            d.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise CliError(f"--out-dir {d}: cannot be made ({exc.strerror})") from exc
+        check_image_out(out_dir_name(Path("photo"), d))  # a read-only folder is refused before any work
     if args.output:
         check_image_out(Path(args.output))
         refuse_overwriting([("--output", args.output)], photos)
@@ -277,17 +314,21 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         ),
     )
     p.add_argument("photos", nargs="+", metavar="PHOTO", help="photo files, or folders of them")
-    p.add_argument("-o", "--output", metavar="OUT.png", help="the annotated photo (one photo only)")
-    p.add_argument("--out-dir", metavar="DIR", help="write PHOTO_solved.png for each photo here")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("-o", "--output", metavar="OUT.png", help="the annotated photo (one photo only)")
+    where.add_argument("--out-dir", metavar="DIR",
+                       help="write PHOTO_solved.png for each photo here (refused when a name would be an input's, "
+                            "or two photos' names would meet)")
     p.add_argument("--json", action="store_true", help="one JSON object per photo on stdout")
     p.add_argument("--set", action="append", metavar="rRcC=D", help="override a read cell (0 clears); repeatable")
     p.add_argument("--timeout", type=positive_seconds, default=1.0, metavar="S",
                    help="solver time limit per photo (default 1)")
     p.add_argument("--model", metavar="PATH", help="another digits.onnx (default: the shipped model)")
     p.add_argument("--calibration", metavar="NAME|PATH", help="undistort with a camera calibration")
-    p.add_argument("--show", choices=MODES, default="answer",
-                   help="answer: every missing digit (default); check: mistakes only; hint: the next step only")
-    p.add_argument("--check", action="store_true", help="same as --show check: mark mistakes, reveal nothing")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--show", choices=MODES, default="answer",
+                      help="answer: every missing digit (default); check: mistakes only; hint: the next step only")
+    mode.add_argument("--check", action="store_true", help="same as --show check: mark mistakes, reveal nothing")
     p.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
                    help="read photos in N processes (default: one per core when there is a second or more of "
                         "work, judged from the files' sizes, else 1; the output order is kept)")

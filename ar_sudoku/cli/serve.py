@@ -10,7 +10,7 @@ import argparse
 import importlib
 from pathlib import Path
 
-from ar_sudoku.cli.common import EXIT_OK, CliError, help_format
+from ar_sudoku.cli.common import EXIT_INTERRUPTED, EXIT_OK, CliError, help_format
 
 WEB_MODULES = ("starlette", "uvicorn", "multipart", "cryptography")
 
@@ -90,8 +90,9 @@ def run(args: argparse.Namespace) -> int:
                          log_level="info" if args.verbose else "warning")
     try:
         server.run(sockets=[sock])
-    except KeyboardInterrupt:  # uvicorn re-raises the Ctrl-C it shut down on: for a server, the normal stop
+    except KeyboardInterrupt:  # uvicorn re-raises the Ctrl-C it shut down on: stopped cleanly, exit 130
         print("ar-sudoku: server stopped")
+        return EXIT_INTERRUPTED
     finally:
         sock.close()
     return EXIT_OK

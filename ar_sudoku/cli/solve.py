@@ -7,9 +7,24 @@ import json
 import sys
 from pathlib import Path
 
-from ar_sudoku.cli.common import EXIT_OK, EXIT_UNSOLVED, CliError, help_format, positive_seconds, write_image
+from ar_sudoku.cli.common import (
+    EXIT_OK,
+    EXIT_UNSOLVED,
+    CliError,
+    check_image_out,
+    help_format,
+    positive_seconds,
+    write_image,
+)
 from ar_sudoku.sudoku.logic import NoSolutionError, explain
-from ar_sudoku.sudoku.solver import Board, PuzzleFormatError, count_solutions, format_grid, parse_puzzles, solve
+from ar_sudoku.sudoku.solver import (
+    Board,
+    PuzzleFormatError,
+    count_solutions,
+    format_grid,
+    parse_puzzles_lenient,
+    solve,
+)
 
 
 def read_puzzle_arg(arg: str) -> str:
@@ -27,7 +42,7 @@ def read_puzzle_arg(arg: str) -> str:
         raise CliError(f"{arg}: is a folder; give a puzzle file or an 81-character puzzle")
     if is_file:
         try:
-            return path.read_text(encoding="utf-8")
+            return path.read_text(encoding="utf-8-sig")  # a byte-order mark (Windows editors) is not a symbol
         except UnicodeDecodeError as exc:
             raise CliError(f"{arg}: not a text file (puzzles are lines of digits and '.')") from exc
         except OSError as exc:
@@ -39,25 +54,38 @@ def read_puzzle_arg(arg: str) -> str:
     return arg
 
 
-def parse_boards(arg: str) -> list[Board]:
+MAX_BAD_LINES = 10  # bad puzzles named one a line; more are counted in one summary line
+
+
+def parse_boards(arg: str, lenient: bool = False) -> tuple[list[Board], list[PuzzleFormatError]]:
+    """The puzzles behind PUZZLE|FILE|-. Strict: the first bad one is a CliError. ``lenient``: bad ones
+    are returned beside the good ones, which are still solved; only a text with no good puzzle fails."""
     text = read_puzzle_arg(arg)
     source = "stdin" if arg == "-" else "puzzle" if text is arg else arg
-    try:
-        boards = parse_puzzles(text)
-    except PuzzleFormatError as exc:
-        raise CliError(f"{source}: {exc}") from exc
+    boards, errors = parse_puzzles_lenient(text)
+    if errors and (not lenient or not boards):
+        more = f" (and {len(errors) - 1} more bad lines)" if len(errors) > 1 else ""
+        raise CliError(f"{source}: {errors[0]}{more}")
     if not boards:
         raise CliError(f"{arg}: no puzzle found")
-    return boards
+    if errors:
+        for exc in errors[:MAX_BAD_LINES]:
+            print(f"ar-sudoku: {source}: {exc}; skipped", file=sys.stderr)
+        if len(errors) > MAX_BAD_LINES:
+            print(f"ar-sudoku: {source}: {len(errors) - MAX_BAD_LINES} more bad lines skipped "
+                  f"({len(errors)} in all)", file=sys.stderr)
+    return boards, errors
 
 
 def run(args: argparse.Namespace) -> int:
-    boards = parse_boards(args.puzzle)
+    if args.png:
+        check_image_out(Path(args.png))  # refused before any work: a bad name, a missing or read-only folder
+    boards, bad = parse_boards(args.puzzle, lenient=True)
     if (args.explain or args.json) and args.count:
         raise CliError("--count and --explain/--json do not go together; choose one")
     if (args.explain or args.json) and any(b.n != 3 for b in boards):
         raise CliError("--explain and --json work on 9x9 puzzles only")
-    code = EXIT_OK
+    code = EXIT_UNSOLVED if bad else EXIT_OK  # the good puzzles are solved; the bad ones were named
     for k, board in enumerate(boards, 1):
         label = f"puzzle {k}" + (f" (line {board.line})" if board.line and len(boards) > 1 else "")
         if args.explain or args.json:
@@ -116,6 +144,7 @@ def _write_png(out: str, board: Board, solution: str, index: int | None) -> None
     if index is not None:
         path = path.with_name(f"{path.stem}_{index}{path.suffix}")
     write_image(path, board_image(board.to_string(), solution, n=board.n, cell=60 if board.n <= 3 else 40))
+    print(f"wrote {path}", file=sys.stderr)  # stdout keeps one line a puzzle
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

@@ -194,9 +194,15 @@ def _loop(source, session, *, sink, log, window, show_status: bool, progress: bo
                         print(f"r{r + 1}c{c + 1} selected: type a digit (0 or Backspace clears)", file=sys.stderr)
                 action = handle_key(key, ui)
                 if action.kind == "snapshot":
+                    from ar_sudoku.errors import ArSudokuError
+                    from ar_sudoku.io.files import write_image
+
                     name = f"ar-sudoku-snapshot-{last[1].frame:05d}.png"
-                    cv2.imwrite(name, last[0])
-                    print(f"saved {name}", file=sys.stderr)
+                    try:
+                        write_image(name, last[0])
+                        print(f"saved {name}", file=sys.stderr)
+                    except ArSudokuError as exc:
+                        print(f"ar-sudoku: snapshot not saved: {exc}", file=sys.stderr)
                 elif action.kind == "set" and action.cell is not None and action.digit is not None:
                     session.set_override(action.cell, action.digit)
                 elif action.kind == "mode" and action.mode is not None:

@@ -30,9 +30,10 @@ def default_calibration_dir() -> Path:
 
 
 def save_calibration(path: Path, cal: Calibration) -> None:
-    fs = cv2.FileStorage(str(path), cv2.FILE_STORAGE_WRITE)
-    if not fs.isOpened():
-        raise CalibrationError(f"{path}: cannot be written")
+    """Write the YAML atomically; OpenCV builds it in memory (it cannot open every file name)."""
+    from ar_sudoku.io import files
+
+    fs = cv2.FileStorage(".yaml", cv2.FILE_STORAGE_WRITE | cv2.FILE_STORAGE_MEMORY)
     fs.write("kind", "ar-sudoku camera calibration")
     fs.write("camera_matrix", cal.camera_matrix)
     fs.write("distortion_coefficients", cal.dist)
@@ -41,18 +42,23 @@ def save_calibration(path: Path, cal: Calibration) -> None:
     fs.write("rms", float(cal.rms))
     fs.write("views", int(cal.views))
     fs.write("date", cal.date or _dt.datetime.now().isoformat(timespec="seconds"))
-    fs.release()
+    files.check_output(path)  # OutputError (exit 2) for a bad place, WriteError (1) when the write fails
+    files.write_text(path, fs.releaseAndGetString())
 
 
 def load_calibration(path: Path) -> Calibration:
     if not path.is_file():
         raise CalibrationError(f"{path}: no such calibration file")
-    head = path.open("rb").read(64).lstrip()
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise CalibrationError(f"{path}: cannot be read ({exc.strerror})") from exc
+    head = data[:64].lstrip()
     if not (head.startswith(b"%YAML") or head.startswith(b"<?xml")):
         raise CalibrationError(f"{path}: not a calibration file (not OpenCV YAML/XML)")
-    try:
-        fs = cv2.FileStorage(str(path), cv2.FILE_STORAGE_READ)
-    except (cv2.error, SystemError) as exc:  # OpenCV's parser reports some bad files as SystemError
+    try:  # parsed from memory: OpenCV cannot open every file name
+        fs = cv2.FileStorage(data.decode("utf-8"), cv2.FILE_STORAGE_READ | cv2.FILE_STORAGE_MEMORY)
+    except (cv2.error, SystemError, UnicodeDecodeError) as exc:  # OpenCV's parser reports some bad files as SystemError
         raise CalibrationError(f"{path}: not a calibration file (not OpenCV YAML/XML)") from exc
     try:
         if not fs.isOpened():

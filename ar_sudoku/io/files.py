@@ -70,8 +70,15 @@ def check_output(path: Path, extensions: object = None) -> None:
     folder = real_target(path).parent
     if not folder.exists():
         raise OutputError(f"{path}: the folder {folder} does not exist")
-    if not os.access(folder, os.W_OK):  # a read-only mount refuses even root
+    if not os.access(folder, os.W_OK) or _read_only_mount(folder):  # a read-only mount refuses even root
         raise OutputError(f"{path}: the folder {folder} is not writable")
+
+
+def _read_only_mount(folder: Path) -> bool:
+    try:
+        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except (OSError, AttributeError):
+        return False
 
 
 def _safe_name(name: str) -> str:

@@ -176,11 +176,14 @@ class VideoFileSource(_DecodedAhead):
     """A video file decoded by OpenCV into BGR frames (turned upright by the file's rotation tag)."""
 
     def __init__(self, path: Path):
+        from ar_sudoku.io.files import opencv_path
+
         _check_file(path)
-        self.cap = cv2.VideoCapture(str(path), cv2.CAP_FFMPEG, [cv2.CAP_PROP_N_THREADS, 1])
-        if not self.cap.isOpened():  # another backend, perhaps
-            self.cap.release()
-            self.cap = cv2.VideoCapture(str(path))
+        with opencv_path(path) as name:  # OpenCV crashes on a file name that is not valid UTF-8
+            self.cap = cv2.VideoCapture(name, cv2.CAP_FFMPEG, [cv2.CAP_PROP_N_THREADS, 1])
+            if not self.cap.isOpened():  # another backend, perhaps
+                self.cap.release()
+                self.cap = cv2.VideoCapture(name)
         if not self.cap.isOpened():
             raise SourceError(f"{path}: not a video OpenCV can read (corrupt or unknown format)")
         first = self._read()
@@ -260,12 +263,22 @@ class I420VideoSource(_DecodedAhead):
             self.container.close()
 
 
+def _read_still(path: Path) -> np.ndarray | None:
+    """A photo decoded from its bytes (any file name), or None when it cannot be read."""
+    from ar_sudoku.io.images import ImageError, read_image
+
+    try:
+        return read_image(path).image
+    except ImageError:
+        return None
+
+
 class ImagesSource(FrameSource):
     def __init__(self, paths: list[Path], name: str):
         if not paths:
             raise SourceError(f"{name}: no images found (looked for {', '.join(sorted(IMAGE_EXT))})")
         self.paths = paths
-        first = cv2.imread(str(paths[0]))
+        first = _read_still(paths[0])
         if first is None:
             raise SourceError(f"{paths[0]}: not an image OpenCV can read")
         h, w = first.shape[:2]
@@ -274,7 +287,7 @@ class ImagesSource(FrameSource):
 
     def __iter__(self) -> Iterator[np.ndarray]:
         for p in self.paths:
-            img = cv2.imread(str(p))
+            img = _read_still(p)
             if img is None:
                 self.skipped.append(str(p))
                 continue

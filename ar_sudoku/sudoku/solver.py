@@ -172,54 +172,78 @@ def parse_puzzles(text: str) -> list[Board]:
 
     Blank lines and ``#`` comments are skipped. A grid is ``size`` consecutive
     lines of ``size`` tokens each (``0`` or ``.`` for a blank), as printed by
-    most Sudoku programs.
+    most Sudoku programs. The first bad line raises :class:`PuzzleFormatError`.
     """
+    boards, errors = parse_puzzles_lenient(text)
+    if errors:
+        raise errors[0]
+    return boards
+
+
+def parse_puzzles_lenient(text: str) -> tuple[list[Board], list[PuzzleFormatError]]:
+    """Like :func:`parse_puzzles`, but a bad puzzle is skipped and its error kept (in line order), so one
+    bad line in a long file does not stop the good ones. A byte-order mark at the start is ignored."""
     boards: list[Board] = []
-    raw_lines = text.splitlines()
+    errors: list[PuzzleFormatError] = []
+    raw_lines = text.removeprefix("\ufeff").splitlines()
     i = 0
     while i < len(raw_lines):
-        raw = raw_lines[i]
-        lineno = i + 1
-        stripped = raw.strip()
+        stripped = raw_lines[i].strip()
         if not stripped or stripped.startswith("#"):
             i += 1
             continue
-        tokens = stripped.replace("|", " ").split()
-        if len(tokens) == 1:
-            col = raw.find(stripped) + 1
-            boards.append(parse_line(stripped, lineno, col))
+        try:
+            board, used = _parse_one(raw_lines, i)
+        except PuzzleFormatError as exc:
+            errors.append(exc)
+            # a bad one-line puzzle is one line; a bad grid is skipped up to the next blank line
             i += 1
+            if len(stripped.replace("|", " ").split()) > 1:
+                while i < len(raw_lines) and raw_lines[i].strip():
+                    i += 1
             continue
-        # a grid of rows: the first row's width sets the size
-        size = len(tokens)
-        if size not in (4, 9, 16):
+        boards.append(board)
+        i += used
+    return boards, errors
+
+
+def _parse_one(raw_lines: list[str], i: int) -> tuple[Board, int]:
+    """The puzzle starting at line ``i`` (0-based) and how many lines it takes."""
+    raw = raw_lines[i]
+    lineno = i + 1
+    stripped = raw.strip()
+    tokens = stripped.replace("|", " ").split()
+    if len(tokens) == 1:
+        col = raw.find(stripped) + 1
+        return parse_line(stripped, lineno, col), 1
+    # a grid of rows: the first row's width sets the size
+    size = len(tokens)
+    if size not in (4, 9, 16):
+        raise PuzzleFormatError(
+            f"{size} values in a row; a grid row has 9 (or 4, 16) values", lineno
+        )
+    n = {4: 2, 9: 3, 16: 4}[size]
+    cells: list[int] = []
+    for r in range(size):
+        j = i + r
+        if j >= len(raw_lines) or not raw_lines[j].strip():
             raise PuzzleFormatError(
-                f"{size} values in a row; a grid row has 9 (or 4, 16) values", lineno
+                f"grid ends after {r} rows; it needs {size}", j + 1 if j < len(raw_lines) else j
             )
-        n = {4: 2, 9: 3, 16: 4}[size]
-        cells: list[int] = []
-        for r in range(size):
-            j = i + r
-            if j >= len(raw_lines) or not raw_lines[j].strip():
-                raise PuzzleFormatError(
-                    f"grid ends after {r} rows; it needs {size}", j + 1 if j < len(raw_lines) else j
-                )
-            row = raw_lines[j].replace("|", " ").split()
-            # rows drawn with box lines ("------+------") are skipped
-            if all(set(t) <= set("-+=") for t in row):
-                raise PuzzleFormatError("separator lines are not supported; give the digits only", j + 1)
-            if len(row) != size:
-                raise PuzzleFormatError(f"{len(row)} values in this row, expected {size}", j + 1)
-            pos = 0
-            for tok in row:
-                pos = raw_lines[j].find(tok, pos) + 1
-                v = _symbol_value(tok, n) if len(tok) == 1 else None
-                if v is None:
-                    raise PuzzleFormatError(f"unexpected {tok!r} (expected {_allowed(n)})", j + 1, pos)
-                cells.append(v)
-        boards.append(Board(n, tuple(cells), lineno))
-        i += size
-    return boards
+        row = raw_lines[j].replace("|", " ").split()
+        # rows drawn with box lines ("------+------") are skipped
+        if all(set(t) <= set("-+=") for t in row):
+            raise PuzzleFormatError("separator lines are not supported; give the digits only", j + 1)
+        if len(row) != size:
+            raise PuzzleFormatError(f"{len(row)} values in this row, expected {size}", j + 1)
+        pos = 0
+        for tok in row:
+            pos = raw_lines[j].find(tok, pos) + 1
+            v = _symbol_value(tok, n) if len(tok) == 1 else None
+            if v is None:
+                raise PuzzleFormatError(f"unexpected {tok!r} (expected {_allowed(n)})", j + 1, pos)
+            cells.append(v)
+    return Board(n, tuple(cells), lineno), size
 
 
 def parse_puzzle(text: str) -> Board:
