@@ -71,7 +71,7 @@ def refuse_overwriting(outputs: Iterable[tuple[str, str | Path | None]], inputs:
                 raise CliError(f"{flag} {out}: is the input {src}; choose another output name (the input is untouched)")
     for k, (flag, out) in enumerate(named):
         for flag2, out2 in named[k + 1 :]:
-            if same_file(out, out2):
+            if same_file(out, out2) and not same_file(out, os.devnull):  # what goes to /dev/null may meet there
                 raise CliError(f"{flag} and {flag2} are the same file {out}; give each its own name")
 
 
