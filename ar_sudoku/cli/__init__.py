@@ -117,11 +117,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # the reader of our output went away (`| head`): run() stops quietly
         raise
     except OSError as exc:
-        if exc.errno not in WRITE_FAILURES or os.environ.get("AR_SUDOKU_DEBUG"):
-            return _internal_error(exc)
-        where = f" ({exc.filename})" if exc.filename else ""
-        print(f"ar-sudoku: a write failed{where}: {exc.strerror}", file=sys.stderr)
-        return EXIT_UNSOLVED
+        if os.environ.get("AR_SUDOKU_DEBUG"):
+            raise
+        if exc.errno in WRITE_FAILURES:
+            where = f" ({exc.filename})" if exc.filename else ""
+            print(f"ar-sudoku: a write failed{where}: {exc.strerror}", file=sys.stderr)
+            return EXIT_UNSOLVED
+        if exc.filename is not None and exc.strerror:  # a name the system refused: too long, not a folder, ...
+            print(f"ar-sudoku: {exc.filename}: {exc.strerror}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        return _internal_error(exc)
     except Exception as exc:
         return _internal_error(exc)
 

@@ -65,11 +65,14 @@ def check_output(path: Path, extensions: object = None) -> None:
         raise OutputError(f"{path}: unsupported extension; use one of {', '.join(sorted(extensions))}")
     if is_stream(path):
         return
-    if path.is_dir():
-        raise OutputError(f"{path}: is a folder")
-    folder = real_target(path).parent
-    if not folder.exists():
-        raise OutputError(f"{path}: the folder {folder} does not exist")
+    try:
+        if path.is_dir():
+            raise OutputError(f"{path}: is a folder")
+        folder = real_target(path).parent
+        if not folder.exists():
+            raise OutputError(f"{path}: the folder {folder} does not exist")
+    except OSError as exc:  # a name too long, a loop of links
+        raise OutputError(f"{path}: cannot be written ({reason(exc)})") from exc
     if not os.access(folder, os.W_OK) or _read_only_mount(folder):  # a read-only mount refuses even root
         raise OutputError(f"{path}: the folder {folder} is not writable")
 
