@@ -213,7 +213,10 @@ def test_file_names_that_are_not_utf8_work_in_every_command(tmp_path):
         "generate --sheet": (["generate", "--seed", "3", "--sheet", b"g\xff.png"], 0, b"g\xff.png"),
         "solve --png": (["solve", EASY, "--png", b"s\xff.png"], 0, b"s\xff.png"),
         "calibrate --print-board": (["calibrate", "--print-board", b"b\xff.png"], 0, b"b\xff.png"),
+        "image --model": (["image", photo, "--model", b"m\xff.onnx", "--out-dir", b"e\xff"], 0,
+                          b"e\xff/q\xff_solved.png"),
     }
+    shutil.copy(ROOT / "models" / "digits.onnx", tmp_path / os.fsdecode(b"m\xff.onnx"))
     for what, (args, code, made) in runs.items():
         r = cli(*args, cwd=tmp_path)
         assert r.returncode == code, (what, r.returncode, r.stderr)

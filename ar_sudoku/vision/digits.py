@@ -49,12 +49,16 @@ def load_onnx(path: Path, what: str, script: str, threads: int = 1) -> tuple[Any
         # no spinning between calls: a spinning worker takes the core that the next step's OpenCV call
         # needs (written-on 640x480 photos, --jobs 1, two threads: median 44 ms spinning, 31 ms not)
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    try:
-        session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+    try:  # from its bytes: onnxruntime takes no file name that is not valid UTF-8
+        session = ort.InferenceSession(path.read_bytes(), opts, providers=["CPUExecutionProvider"])
     except Exception as exc:  # onnxruntime raises its own types for a bad file
-        raise ModelError(f"cannot load the {what} {path}: {exc}") from exc
+        reason = (getattr(exc, "strerror", None) or str(exc) or type(exc).__name__).strip().splitlines()[0]
+        raise ModelError(f"cannot load the {what} {path}: {reason}") from exc
     meta_path = path.with_suffix(".json")
-    meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+    try:
+        meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+    except (OSError, ValueError) as exc:
+        raise ModelError(f"{meta_path}: not the model's metadata ({exc})") from exc
     return session, session.get_inputs()[0].name, meta
 
 
