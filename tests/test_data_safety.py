@@ -104,6 +104,28 @@ def test_an_out_dir_inside_the_folder_read_writes_each_photo_once(tmp_path, caps
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jpg", "a_solved.png"]
 
 
+def test_an_output_that_is_an_input_is_refused_and_the_input_untouched(tmp_path, capsys):
+    """The README's promise for -o, --output and --jsonl: the same file (also through a link) is refused."""
+    photo = tmp_path / "a.png"
+    shutil.copy(PHOTO, photo)
+    (tmp_path / "link.png").symlink_to(photo)
+    video = tmp_path / "v.mp4"
+    small_video(video)
+    before = snapshot(tmp_path)
+    for argv in (["image", str(photo), "-o", str(photo)], ["image", str(photo), "-o", str(tmp_path / "link.png")],
+                 ["video", str(video), "--headless", "-o", str(video)],
+                 ["video", str(video), "--headless", "--jsonl", str(video)],
+                 ["video", str(video), "--headless", "-o", str(tmp_path / "w.mp4"), "--jsonl",
+                  str(tmp_path / "w.mp4")]):
+        assert main(argv) == 2, argv
+        assert "the input" in (err := one_line(capsys.readouterr().err)) or "same file" in err, argv
+    assert snapshot(tmp_path) == before
+
+
+def snapshot(folder: Path) -> dict[str, str]:
+    return {p.name: digest(p) for p in folder.iterdir() if p.is_file()}
+
+
 # -- 2. temporary names never collide with an input or another output ---------------------------------------
 
 

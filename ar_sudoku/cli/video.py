@@ -384,10 +384,12 @@ def camera_index(text: str) -> int:
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--output", "-o", metavar="OUT.mp4",
                    help="record the annotated video: .mp4 (H.264, plays everywhere), .webm (VP9), .mkv (H.264), "
-                        ".avi (Motion JPEG); written to .OUT.part.mp4 beside it and renamed when complete")
+                        ".avi (Motion JPEG); written to a new hidden .OUT.XXXXXXXX.part.mp4 beside it and renamed "
+                        "when complete (a FIFO or device is written to directly)")
     p.add_argument("--jsonl", metavar="LOG.jsonl",
-                   help="one JSON line per frame: corners, givens, solution, status; written to .LOG.part.jsonl "
-                        "beside it and renamed at the end (follow it live: tail -f .LOG.part.jsonl)")
+                   help="one JSON line per frame: corners, givens, solution, status; written to a hidden "
+                        ".LOG.XXXXXXXX.part.jsonl beside it and renamed at the end (to follow it live, give a FIFO "
+                        "or /dev/stdout: streamed as it runs)")
     p.add_argument("--no-status", action="store_true", help="no fps/state box (clean demo videos)")
     p.add_argument("--show", choices=MODES, default="answer",
                    help="answer: every missing digit (default); check: mistakes only; hint: the next step only")
