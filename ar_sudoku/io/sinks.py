@@ -234,8 +234,9 @@ class VideoSink:
 
     def _raise_if_failed(self) -> None:
         if self._error is not None:
-            raise SinkWriteError(f"{self.path}: the recording could not be written ({_reason(self._error)}); "
-                                 "the partial file was removed") from self._error
+            removed = "" if self.tmp == self.path else "; the partial file was removed"
+            raise SinkWriteError(f"{self.path}: the recording could not be written ({_reason(self._error)})"
+                                 f"{removed}") from self._error
 
     def _discard(self) -> None:
         if self.tmp != self.path:  # a device or FIFO written directly is never removed
