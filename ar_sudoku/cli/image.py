@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import re
 import sys
 import time
@@ -174,8 +175,6 @@ def check_out_dir_names(photos: list[Path], out_dir: str) -> None:
     """Refuse, before any work, an ``--out-dir`` run that would overwrite one of its photos or write two
     results to one name (``d1/p.jpg`` and ``d2/p.jpg``, or ``a.jpg`` and ``a.png``): the names stay the
     predictable PHOTO_solved.png, and nothing is silently lost."""
-    import os
-
     inputs: dict[tuple[int, int], Path] = {}
     for src in photos:
         with contextlib.suppress(OSError):
@@ -259,7 +258,12 @@ def run(args: argparse.Namespace) -> int:
             d.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise CliError(f"--out-dir {d}: cannot be made ({exc.strerror})") from exc
-        check_image_out(out_dir_name(Path("photo"), d))  # a read-only folder is refused before any work
+        from ar_sudoku.io.files import OutputError, check_folder
+
+        try:
+            check_folder(d)  # a read-only folder is refused before any work
+        except OutputError as exc:
+            raise CliError(f"--out-dir {exc}") from exc
     if args.output:
         check_image_out(Path(args.output))
         refuse_overwriting([("--output", args.output)], photos)

@@ -77,6 +77,14 @@ def check_output(path: Path, extensions: object = None) -> None:
         raise OutputError(f"{path}: the folder {folder} is not writable")
 
 
+def check_folder(folder: Path) -> None:
+    """Refuse a folder outputs cannot be written into (missing, read-only) before any work."""
+    if not folder.is_dir():
+        raise OutputError(f"{folder}: not a folder")
+    if not os.access(folder, os.W_OK) or _read_only_mount(folder):
+        raise OutputError(f"{folder}: the folder is not writable")
+
+
 def _read_only_mount(folder: Path) -> bool:
     try:
         return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
