@@ -232,6 +232,7 @@ def test_file_names_that_are_not_utf8_work_in_every_command(tmp_path):
         "video over a still": (["video", photo, "--headless", "-o", b"r\xff.mp4", "--jsonl", b"l\xff.jsonl"], 0,
                                b"r\xff.mp4"),
         "video file (OpenCV decodes)": (["video", video, "--headless", "--jsonl", b"w\xff.jsonl"], 1, b"w\xff.jsonl"),
+        "video file (PyAV decodes)": (["video", video, "--headless", "-o", b"y\xff.mkv"], 1, b"y\xff.mkv"),
         "generate --sheet": (["generate", "--seed", "3", "--sheet", b"g\xff.png"], 0, b"g\xff.png"),
         "solve --png": (["solve", EASY, "--png", b"s\xff.png"], 0, b"s\xff.png"),
         "calibrate --print-board": (["calibrate", "--print-board", b"b\xff.png"], 0, b"b\xff.png"),
