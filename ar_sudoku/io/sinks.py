@@ -291,9 +291,21 @@ class VideoSink:
         """Whether an I420 frame goes to the encoder as it is."""
         return self.codec.pix_fmt == "yuv420p" and img.size == self.size == self.padded
 
+    def _i420_frame(self, data: np.ndarray):
+        """An FFmpeg frame over an I420 buffer (``(h * 3 // 2, w)``), without a copy where PyAV allows one.
+
+        PyAV's ``from_numpy_buffer`` takes the height as a multiple of 4 (``rows // 6 * 4``): a frame
+        482 rows high would be encoded as 480 rows of luma with its chroma planes read two rows of
+        luma too early (the colour smeared below what was drawn, a band of it at the top). Such a
+        height is copied into a frame of the right size instead.
+        """
+        if data.shape[0] * 2 // 3 % 4 == 0:
+            return self._av.VideoFrame.from_numpy_buffer(data, format="yuv420p")
+        return self._av.VideoFrame.from_ndarray(data, format="yuv420p")
+
     def _to_frame(self, img: np.ndarray | I420):
         if isinstance(img, I420):
-            return self._av.VideoFrame.from_numpy_buffer(img.data, format="yuv420p")
+            return self._i420_frame(img.data)
         w, h = self.size
         if img.ndim == 2:
             img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
@@ -304,9 +316,8 @@ class VideoSink:
             img = cv2.copyMakeBorder(img, 0, ph - h, 0, pw - w, cv2.BORDER_REPLICATE)
         if self.codec.pix_fmt == "yuv420p":
             # OpenCV's converter is ~15x faster than swscale's here and releases the GIL; the frame's
-            # planes are views of its output (no copy), which lives as long as the frame
-            frame = self._av.VideoFrame.from_numpy_buffer(cv2.cvtColor(img, cv2.COLOR_BGR2YUV_I420),
-                                                          format="yuv420p")
+            # planes are views of its output (no copy, at most heights), which lives as long as the frame
+            frame = self._i420_frame(cv2.cvtColor(img, cv2.COLOR_BGR2YUV_I420))
         else:
             frame = self._av.VideoFrame.from_ndarray(np.ascontiguousarray(img), format="bgr24").reformat(
                 format=self.codec.pix_fmt)
