@@ -1,4 +1,4 @@
-"""The ``ar-sudoku`` command: one module per subcommand, listed in ``COMMANDS``.
+"""The ``ar-sudoku`` command: one module per subcommand, listed in ``commands()``.
 
 Each command module exposes ``add_parser(subparsers)`` and ``run(args) -> int``.
 This is the one place that turns errors into messages and exit codes: 0 all
@@ -10,30 +10,42 @@ AR_SUDOKU_DEBUG is set).
 
 from __future__ import annotations
 
-import argparse
-import contextlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from ar_sudoku import __version__
-from ar_sudoku.cli import calibrate, generate, hint, image, serve, solve, video
-from ar_sudoku.cli.common import EXIT_INTERRUPTED, EXIT_OK, EXIT_UNSOLVED, CliError, help_format
-from ar_sudoku.errors import ArSudokuError
+from ar_sudoku.cli import signals
 
-# name -> module; the order is the order of `ar-sudoku --help`
-COMMANDS = {
-    "live": video,  # video.add_parser adds both `live` and `video`
-    "image": image,
-    "solve": solve,
-    "hint": hint,
-    "generate": generate,
-    "calibrate": calibrate,
-    "serve": serve,
-}
+if TYPE_CHECKING:
+    import argparse
+    from types import ModuleType
+
+def commands() -> dict[str, ModuleType]:
+    """name -> module; the order is the order of `ar-sudoku --help`.
+
+    Imported here, once the signal handlers are in place (``video`` imports NumPy and OpenCV): a Ctrl-C
+    during those imports is an interruption like any other, not a traceback.
+    """
+    from ar_sudoku.cli import calibrate, generate, hint, image, serve, solve, video
+
+    return {
+        "live": video,  # video.add_parser adds both `live` and `video`
+        "image": image,
+        "solve": solve,
+        "hint": hint,
+        "generate": generate,
+        "calibrate": calibrate,
+        "serve": serve,
+    }
 
 
 def build_parser() -> argparse.ArgumentParser:
+    import argparse
+
+    from ar_sudoku import __version__
+    from ar_sudoku.cli.common import help_format
+
     parser = argparse.ArgumentParser(
         prog="ar-sudoku",
         **help_format(
@@ -47,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"ar-sudoku {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in COMMANDS.values():
+    for module in commands().values():
         module.add_parser(sub)
     return parser
 
@@ -57,6 +69,8 @@ def quiet_opencv() -> None:
     os.environ.setdefault("OPENCV_LOG_LEVEL", "OFF")
     os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")  # AV_LOG_QUIET
     if "cv2" in sys.modules:
+        import contextlib
+
         import cv2
 
         with contextlib.suppress(AttributeError):
@@ -64,6 +78,8 @@ def quiet_opencv() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from ar_sudoku.cli.common import EXIT_INTERRUPTED, EXIT_UNSOLVED, CliError
+    from ar_sudoku.errors import ArSudokuError
     from ar_sudoku.io.memory import keep_freed_memory
 
     quiet_opencv()
@@ -81,6 +97,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ArSudokuError as exc:
         print(f"ar-sudoku: {exc}", file=sys.stderr)
         return exc.exit_code
+    except signals.Terminated as exc:
+        print("ar-sudoku: terminated", file=sys.stderr)
+        return 128 + exc.signum
     except KeyboardInterrupt:
         print("ar-sudoku: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -95,11 +114,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run() -> None:
-    """Console-script entry point."""
+    """Console-script entry point: the signal handlers first, then the imports and the command."""
     try:
+        signals.stop_on_signals()
         code = main()
         sys.stdout.flush()
     except BrokenPipeError:  # `ar-sudoku solve big.txt | head`: stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        code = EXIT_OK
+        code = 0
+    except signals.Terminated as exc:  # before main() caught it: while importing
+        print("ar-sudoku: terminated", file=sys.stderr)
+        code = 128 + exc.signum
+    except KeyboardInterrupt:
+        print("ar-sudoku: interrupted", file=sys.stderr)
+        code = 130
     sys.exit(code)
