@@ -70,10 +70,27 @@ def wait_for_lines(path: Path, n: int, p: subprocess.Popen, timeout: float = 60.
 
 
 def finish(p: subprocess.Popen) -> tuple[str, str]:
-    out, err = p.communicate(timeout=60)
-    assert "Traceback" not in err and "Traceback" not in out, err
+    """The rest of stdout and stderr once the run ends (read through the pipes' own buffers: a line already
+    read with ``readline`` may have buffered more); no traceback, and no process of the group left."""
+    import threading
+
+    got: dict[str, str] = {}
+    readers = [threading.Thread(target=lambda k=k, f=f: got.__setitem__(k, f.read()), daemon=True)
+               for k, f in (("out", p.stdout), ("err", p.stderr)) if f is not None]
+    for t in readers:
+        t.start()
+    for t in readers:
+        t.join(timeout=60)
+    if any(t.is_alive() for t in readers):
+        os.killpg(p.pid, signal.SIGKILL)
+        raise AssertionError("the run did not end")
+    p.wait(timeout=10)
+    out, err = got.get("out", ""), got.get("err", "")
     left = wait_group_gone(p.pid)
+    if left:
+        os.killpg(p.pid, signal.SIGKILL)  # leave the machine as it was, then fail
     assert not left, f"processes of the group still running: {left}"
+    assert "Traceback" not in err and "Traceback" not in out, err
     return out, err
 
 
@@ -123,3 +140,73 @@ def test_ctrl_c_to_the_group_mid_video_stops_the_solver_quietly(tmp_path, lines)
     assert said[-1] == "ar-sudoku: interrupted; outputs finalized"
     assert len(said) == 2 and " frames in " in said[0]  # the usual closing summary, then the one line
     assert len(log.read_text().splitlines()) >= lines and not (tmp_path / ".log.part.jsonl").exists()
+
+
+@pytest.fixture(scope="module")
+def photos(tmp_path_factory) -> Path:
+    """80 photos (links to the sample): enough work that a run is stopped in its middle."""
+    folder = tmp_path_factory.mktemp("photos")
+    for k in range(80):
+        os.link(PHOTO, folder / f"p{k:02d}.jpg")
+    return folder
+
+
+def read_all(p: subprocess.Popen, first: str) -> tuple[list[str], str]:
+    """The JSON lines (the one already read included) and stderr, once the run ends."""
+    out, err = finish(p)
+    return [ln for ln in (first + out).splitlines() if ln.strip()], err
+
+
+@pytest.mark.parametrize("how", ["SIGTERM to the main process", "SIGTERM to the group", "SIGINT twice to the group"])
+def test_stopping_image_with_workers_stops_them_and_leaves_only_reported_images(tmp_path, photos, how):
+    """``image --jobs 2 --out-dir``, stopped once its first photo is reported: one line, 143 (or 130), the
+    workers (and the resource tracker) gone, no temporary file, and every image written reported."""
+    out_dir = tmp_path / "out"
+    p = start("image", str(photos), "--out-dir", str(out_dir), "--json", "--jobs", "2")
+    assert p.stdout is not None
+    first = p.stdout.readline()
+    assert first.startswith("{"), p.stderr.read() if p.stderr else ""
+    assert len(group(p.pid)) >= 3  # the main process, its two workers (and the resource tracker)
+    if how == "SIGTERM to the main process":
+        os.kill(p.pid, signal.SIGTERM)
+    elif how == "SIGTERM to the group":
+        os.killpg(p.pid, signal.SIGTERM)
+    else:
+        os.killpg(p.pid, signal.SIGINT)
+        os.killpg(p.pid, signal.SIGINT)
+    lines, err = read_all(p, first)
+    code, said = (130, "ar-sudoku: interrupted") if "SIGINT" in how else (143, "ar-sudoku: terminated")
+    assert p.returncode == code, err
+    assert messages(err) == [said]
+    import json
+
+    reported = {Path(json.loads(ln)["path"]).stem + "_solved.png" for ln in lines}
+    written = {f.name for f in out_dir.iterdir()}  # hidden temporary files included
+    assert written == reported and len(reported) < 80
+
+
+def test_ctrl_c_to_a_single_process_image_leaves_no_temporary_file(tmp_path, photos):
+    out_dir = tmp_path / "out"
+    p = start("image", str(photos), "--out-dir", str(out_dir), "--json", "--jobs", "1")
+    assert p.stdout is not None
+    first = p.stdout.readline()
+    os.killpg(p.pid, signal.SIGINT)
+    lines, err = read_all(p, first)
+    assert p.returncode == 130 and messages(err) == ["ar-sudoku: interrupted"], err
+    assert len(list(out_dir.iterdir())) == len(lines) < 80
+    assert not [f for f in out_dir.iterdir() if f.name.startswith(".")]
+
+
+def test_more_jobs_than_cores_are_capped_and_said_once(tmp_path, photos):
+    """``--jobs 1000`` on one usable core (the run pinned to it): one note, and no worker process at all."""
+    paths = sorted(str(f) for f in photos.iterdir())[:16]
+    p = subprocess.Popen([EXE, "image", *paths, "--json", "--jobs", "1000"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, start_new_session=True,
+                         preexec_fn=lambda: os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}))
+    assert p.stdout is not None
+    first = p.stdout.readline()
+    assert group(p.pid) == [p.pid]  # with 16 photos under way, one process reads them all
+    lines, err = read_all(p, first)
+    assert p.returncode == 0, err
+    assert len(lines) == 16
+    assert messages(err) == ["ar-sudoku: --jobs 1000: 1 usable cores here, so 1 processes"]

@@ -34,7 +34,8 @@ _pending: int | None = None  # a signal that arrived inside held()
 _holding = 0
 
 
-def _exception(signum: int) -> KeyboardInterrupt:
+def exception_for(signum: int) -> KeyboardInterrupt:
+    """What a signal raises: KeyboardInterrupt for Ctrl-C, Terminated for the others."""
     return KeyboardInterrupt() if signum == signal.SIGINT else Terminated(signum)
 
 
@@ -46,7 +47,7 @@ def _handler(signum: int, _frame: object) -> None:
         _pending = _pending or signum
         return
     _caught = signum
-    raise _exception(signum)
+    raise exception_for(signum)
 
 
 def stop_on_signals() -> None:
@@ -77,4 +78,4 @@ def held() -> Iterator[None]:
             signum, _pending = _pending, None
             if _caught is None:
                 _caught = signum
-                raise _exception(signum)
+                raise exception_for(signum)
