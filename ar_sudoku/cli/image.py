@@ -19,14 +19,17 @@ from ar_sudoku.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_OK,
     EXIT_UNSOLVED,
+    MAX_PIXELS_HELP,
     CliError,
     check_image_out,
     help_format,
+    pixel_count,
     positive_seconds,
     refuse_overwriting,
     usable_cores,
 )
 from ar_sudoku.errors import ArSudokuError
+from ar_sudoku.io.images import MAX_PIXELS, TooManyPixels
 from ar_sudoku.sudoku.rules import BoardResult
 
 UNSURE = 0.8  # cells read with less confidence than this are named in the text output
@@ -80,6 +83,7 @@ class PhotoJob:
     out_dir: str | None
     show: Mode = "answer"
     threads: int = 1  # onnxruntime threads per process: the cores the other processes leave free
+    max_pixels: int | None = None  # a photo declaring more is refused before decoding
 
 
 @dataclass(frozen=True)
@@ -118,14 +122,15 @@ def read_photo(src: Path, job: PhotoJob) -> PhotoDone:
     t0 = time.perf_counter()
     try:
         # an annotated copy needs the photo at full size; a reading does not
-        photo = read_image(src, full=dest is not None or job.calibration is not None)
+        photo = read_image(src, full=dest is not None or job.calibration is not None, max_pixels=job.max_pixels)
         image = photo.image
         if job.calibration is not None:
             from ar_sudoku.io.calibration import load_named
 
             image = load_named(job.calibration).undistort_image(image)
     except ArSudokuError as exc:
-        return PhotoDone(str(src), PhotoAnalysis(BoardResult("error", message=f"{src}: {exc}"), job.show))
+        hint = " (--max-pixels N reads it)" if isinstance(exc, TooManyPixels) else ""
+        return PhotoDone(str(src), PhotoAnalysis(BoardResult("error", message=f"{src}: {exc}{hint}"), job.show))
     digits, kinds = _readers_for(job)
     done = analyse(image, digits, timeout=job.timeout, overrides=job.overrides, show=job.show,
                    scale=photo.scale, kinds=kinds)
@@ -290,7 +295,7 @@ def run(args: argparse.Namespace) -> int:
         jobs = usable_cores()
     show = "check" if args.check else args.show
     job = PhotoJob(args.model, args.timeout, parse_sets(args.set), args.calibration, args.output, args.out_dir, show,
-                   model_threads(jobs))
+                   model_threads(jobs), args.max_pixels)
     if args.calibration:
         from ar_sudoku.io.calibration import load_named
 
@@ -357,5 +362,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
                    help="read photos in N processes (default: one per core when there is a second or more of "
                         "work, judged from the files' sizes, else 1; the output order is kept)")
+    p.add_argument("--max-pixels", type=pixel_count, default=MAX_PIXELS, metavar="N", help=MAX_PIXELS_HELP)
     p.set_defaults(func=run)
 

@@ -26,7 +26,17 @@ import cv2
 import numpy as np
 
 from ar_sudoku.ar.marks import MODES
-from ar_sudoku.cli.common import EXIT_OK, EXIT_UNSOLVED, CliError, help_format, refuse_overwriting, usable_cores
+from ar_sudoku.cli.common import (
+    EXIT_OK,
+    EXIT_UNSOLVED,
+    MAX_PIXELS_HELP,
+    CliError,
+    help_format,
+    pixel_count,
+    refuse_overwriting,
+    usable_cores,
+)
+from ar_sudoku.io.images import MAX_PIXELS
 
 
 @dataclass
@@ -240,7 +250,7 @@ def _open_everything(args: argparse.Namespace, spec: str | int, headless: bool):
         if i420:
             load_ffmpeg_ahead()  # loads while the session waits for its solver process to start
         session = stack.enter_context(ARSession(reader, mode=args.show, kinds=kinds))
-        source = stack.enter_context(open_source(spec, i420=i420))
+        source = stack.enter_context(open_source(spec, i420=i420, max_pixels=getattr(args, "max_pixels", None)))
         undistort = None
         if getattr(args, "calibration", None):
             from ar_sudoku.io.calibration import load_named
@@ -387,6 +397,7 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="answer: every missing digit (default); check: mistakes only; hint: the next step only")
     p.add_argument("--calibration", metavar="NAME|PATH", help="undistort with a camera calibration")
     p.add_argument("--model", metavar="PATH", help=argparse.SUPPRESS)
+    p.add_argument("--max-pixels", type=pixel_count, default=MAX_PIXELS, metavar="N", help=MAX_PIXELS_HELP)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

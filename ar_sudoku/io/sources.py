@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 
 from ar_sudoku.errors import ArSudokuError
+from ar_sudoku.io.images import ImageError, TooManyPixels, read_image
 from ar_sudoku.io.threads import lower_priority
 from ar_sudoku.vision.yuv import I420
 
@@ -261,21 +262,28 @@ class I420VideoSource(_DecodedAhead):
 
 
 class ImagesSource(FrameSource):
-    def __init__(self, paths: list[Path], name: str):
+    """Photos, each its own frame; one declaring more than ``max_pixels`` is refused before it is decoded."""
+
+    def __init__(self, paths: list[Path], name: str, max_pixels: int | None = None):
         if not paths:
             raise SourceError(f"{name}: no images found (looked for {', '.join(sorted(IMAGE_EXT))})")
         self.paths = paths
-        first = cv2.imread(str(paths[0]))
-        if first is None:
-            raise SourceError(f"{paths[0]}: not an image OpenCV can read")
+        self.max_pixels = max_pixels
+        try:
+            first = read_image(paths[0], max_pixels=max_pixels).image
+        except TooManyPixels as exc:
+            raise SourceError(f"{paths[0]}: {exc} (--max-pixels N reads it)") from exc
+        except ImageError as exc:
+            raise SourceError(f"{paths[0]}: {exc}") from exc
         h, w = first.shape[:2]
         self.info = SourceInfo("images", w, h, 1.0, len(paths), name)
         self.skipped: list[str] = []
 
     def __iter__(self) -> Iterator[np.ndarray]:
         for p in self.paths:
-            img = cv2.imread(str(p))
-            if img is None:
+            try:
+                img = read_image(p, max_pixels=self.max_pixels).image
+            except ImageError:
                 self.skipped.append(str(p))
                 continue
             yield img
@@ -375,11 +383,12 @@ def _pyav_reads_turns() -> bool:
     return hasattr(av.VideoFrame, "rotation")
 
 
-def open_source(spec: str | int, i420: bool = False) -> FrameSource:
+def open_source(spec: str | int, i420: bool = False, max_pixels: int | None = None) -> FrameSource:
     """A camera index (``0``), a video file, an image file, or a folder of images.
 
     ``i420``: a video file's frames may come as :class:`~ar_sudoku.vision.yuv.I420` (a headless
-    recording's, which need no BGR); every other source gives BGR.
+    recording's, which need no BGR); every other source gives BGR. ``max_pixels``: a larger photo
+    (judged from its header) or video frame is refused.
     """
     check_source(spec)
     if isinstance(spec, int) or spec.isdigit():
@@ -387,10 +396,15 @@ def open_source(spec: str | int, i420: bool = False) -> FrameSource:
     path = Path(spec)
     if path.is_dir():
         images = sorted(p for p in path.iterdir() if p.suffix.lower() in IMAGE_EXT)
-        return ImagesSource(images, str(path))
+        return ImagesSource(images, str(path), max_pixels)
     if path.suffix.lower() in IMAGE_EXT:
-        return ImagesSource([path], str(path))
-    return I420VideoSource(path) if i420 and _pyav_reads_turns() else VideoFileSource(path)
+        return ImagesSource([path], str(path), max_pixels)
+    source = I420VideoSource(path) if i420 and _pyav_reads_turns() else VideoFileSource(path)
+    if max_pixels is not None and source.info.width * source.info.height > max_pixels:
+        source.close()
+        raise SourceError(f"{path}: its {source.info.width}×{source.info.height} frames are more than the "
+                          f"{max_pixels / 1e6:g} MP read (--max-pixels N reads them)")
+    return source
 
 
 def wait_fps(last: float, fps: float) -> float:

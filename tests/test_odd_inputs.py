@@ -1,0 +1,109 @@
+"""Odd inputs from a hostile user, through the real command: slivers and dots of pictures, photos that
+declare gigapixels, a video with a hole in it. One line on stderr and the README's exit code, never an
+internal error."""
+
+from __future__ import annotations
+
+import json
+import struct
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = ROOT / "samples" / "demo.mp4"
+PHOTO = ROOT / "samples" / "photo.jpg"
+
+
+def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "ar_sudoku", *args], capture_output=True, text=True, timeout=120,
+                          cwd=cwd)
+
+
+def png_of_zeros(width: int, height: int) -> bytes:
+    """A valid black greyscale PNG of any size, made row by row (a 30000x30000 one is under a megabyte)."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    packer = zlib.compressobj(9)
+    row = bytes(width + 1)  # filter byte 0, then the row's pixels
+    idat = b"".join(packer.compress(row) for _ in range(height)) + packer.flush()
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
+            + chunk(b"IDAT", idat) + chunk(b"IEND", b""))
+
+
+def png_declaring(width: int, height: int) -> bytes:
+    """A small PNG whose header claims ``width`` x ``height`` (its CRC right, its data far too short)."""
+    data = bytearray(png_of_zeros(64, 64))
+    data[16:24] = struct.pack(">II", width, height)
+    data[29:33] = struct.pack(">I", zlib.crc32(bytes(data[12:29])))
+    return bytes(data)
+
+
+SHAPES = {"20000x2": (2, 20000), "2x20000": (20000, 2), "1x1": (1, 1), "30x20000": (20000, 30)}
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_a_sliver_or_a_dot_of_a_picture_has_no_grid(tmp_path, shape):
+    """``image`` says "no Sudoku grid found" and exits 1; ``video`` over it (also recording) exits 1 with its
+    summary; neither reports an internal error."""
+    path = tmp_path / "odd.png"
+    cv2.imwrite(str(path), np.full((*SHAPES[shape], 3), 200, np.uint8))
+    p = cli("image", str(path), "--json")
+    assert p.returncode == 1, p.stderr
+    obj = json.loads(p.stdout)
+    assert obj["status"] == "no_grid" and obj["message"] == "no Sudoku grid found"
+    assert p.stderr == ""
+    p = cli("video", str(path), "--headless", "--jsonl", str(tmp_path / "log.jsonl"))
+    assert p.returncode == 1, p.stderr
+    assert "no puzzle solved" in p.stderr and "internal error" not in p.stderr and "Traceback" not in p.stderr
+
+
+def test_a_photo_declaring_gigapixels_is_refused_before_it_is_decoded(tmp_path):
+    """A 30000x30000 PNG (under a megabyte) and one whose header claims 60000x60000: one line naming the
+    size and the way to lift the limit, exit 2, without decoding (the process stays small); image and video."""
+    big, huge = tmp_path / "big.png", tmp_path / "huge.png"
+    big.write_bytes(png_of_zeros(30000, 30000))
+    huge.write_bytes(png_declaring(60000, 60000))
+    assert big.stat().st_size < 1_000_000
+    measure = ("import resource, runpy, sys\nsys.argv = ['ar-sudoku', *sys.argv[1:]]\ntry:\n"
+               "    runpy.run_module('ar_sudoku', run_name='__main__')\nfinally:\n"
+               "    print('maxrss', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n")
+    for path, size in ((big, "30000×30000"), (huge, "60000×60000")):
+        for command in (["image", str(path)], ["video", str(path), "--headless"]):
+            p = subprocess.run([sys.executable, "-c", measure, *command], capture_output=True, text=True, timeout=120)
+            lines = p.stderr.strip().splitlines()
+            assert p.returncode == 2, p.stderr
+            assert len(lines) == 2 and lines[-1].startswith("maxrss")
+            assert lines[0].startswith("ar-sudoku: ") and size in lines[0] and "--max-pixels" in lines[0]
+            assert int(lines[-1].split()[1]) < 600_000  # kB: a decoded 30000x30000 image alone is 900 MB
+    # the limit lifted: the photo is decoded and read (a black picture: no grid, exit 1)
+    p = cli("image", str(big), "--json", "--max-pixels", "1e9")
+    assert p.returncode == 1 and json.loads(p.stdout)["status"] == "no_grid", p.stderr
+
+
+def test_the_web_api_answers_a_sliver_with_no_grid_not_an_error():
+    pytest.importorskip("starlette")
+    pytest.importorskip("uvicorn")
+    pytest.importorskip("websockets")
+    from test_web import post, serving
+    from websockets.sync.client import connect
+
+    from ar_sudoku.web.app import WebConfig
+
+    ok, sliver = cv2.imencode(".png", np.full((2, 20000, 3), 200, np.uint8))
+    ok2, dot = cv2.imencode(".jpg", np.full((20000, 2, 3), 200, np.uint8))
+    assert ok and ok2
+    with serving(WebConfig()) as base:
+        status, obj = post(base + "/api/read", [], sliver.tobytes(), "sliver.png")
+        assert status == 200 and obj["status"] == "no_grid", obj
+        with connect(base.replace("http", "ws") + "/ws/live") as sock:
+            assert json.loads(sock.recv(10))["type"] == "ready"
+            sock.send(dot.tobytes())
+            reply = json.loads(sock.recv(30))
+            assert reply.get("status") in ("searching", "no_grid"), reply
