@@ -107,3 +107,62 @@ def test_the_web_api_answers_a_sliver_with_no_grid_not_an_error():
             sock.send(dot.tobytes())
             reply = json.loads(sock.recv(30))
             assert reply.get("status") in ("searching", "no_grid"), reply
+
+
+def _puzzle_clip(path: Path, frames: int = 60) -> None:
+    """A real video of a printed puzzle, with a band of noise so that every frame is large (MPEG-4 Part 2 by
+    OpenCV for ``.mp4``, as the sample; H.264 in Matroska by our own recorder for ``.mkv``)."""
+    from conftest import EASY, rendered_frame
+
+    from ar_sudoku.io.sinks import VideoSink
+    from ar_sudoku.vision.synth import quad
+
+    rng = np.random.default_rng(0)
+    page = rendered_frame(EASY, quad((320, 200), 360, 0, 0.0), size=(640, 480))
+
+    def frame() -> np.ndarray:
+        f = page.copy()
+        f[400:] = rng.integers(0, 255, (80, 640, 3), dtype=np.uint8)
+        return f
+
+    if path.suffix == ".mp4":
+        writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), 30, (640, 480))
+        for _ in range(frames):
+            writer.write(frame())
+        writer.release()
+    else:
+        with VideoSink(path, (640, 480), 30) as sink:
+            for _ in range(frames):
+                sink.write(frame(), owned=True)
+
+
+def _holed(path: Path, tmp_path: Path) -> Path:
+    """A copy with a twentieth of the file zeroed in its middle."""
+    data = bytearray(path.read_bytes())
+    n, mid = len(data) // 20, len(data) // 2
+    data[mid: mid + n] = bytes(n)
+    out = tmp_path / f"holed{path.suffix}"
+    out.write_bytes(bytes(data))
+    return out
+
+
+@pytest.mark.parametrize("ext", [".mp4", ".mkv"])
+@pytest.mark.parametrize("output", ["--output", "--jsonl"])
+def test_a_video_with_a_damaged_stretch_says_how_many_frames_were_lost_and_exits_1(tmp_path, ext, output):
+    """The whole file: exit 0. With a zeroed block in its middle: the frames that could not be decoded are
+    counted (or the stream's early end said), one line, exit 1, as the README says for a stream that broke;
+    the frames that were read are still recorded or logged."""
+    clip = tmp_path / f"clip{ext}"
+    _puzzle_clip(clip)
+    target = str(tmp_path / ("out.mp4" if output == "--output" else "out.jsonl"))
+    whole = cli("video", str(clip), "--headless", output, target)
+    assert whole.returncode == 0, whole.stderr
+    assert whole.stderr.startswith("60 frames in ") and len(whole.stderr.splitlines()) == 1
+    p = cli("video", str(_holed(clip, tmp_path)), "--headless", output, target)
+    assert p.returncode == 1, p.stderr
+    summary, said = p.stderr.strip().splitlines()
+    read = int(summary.split()[0])
+    assert 0 < read < 60 and Path(target).exists()
+    lost = f"{60 - read} frames could not be decoded"
+    ended = f"the stream ended at frame {read} of 60"
+    assert said.startswith("ar-sudoku: ") and "holed" in said and (lost in said or ended in said), said

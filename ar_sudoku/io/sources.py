@@ -49,6 +49,7 @@ class FrameSource:
 
     info: SourceInfo
     dropped: int = 0
+    lost: int = 0  # frames of a file that could not be decoded (a damaged stretch), known once it is read
 
     def __iter__(self) -> Iterator[np.ndarray]:
         raise NotImplementedError
@@ -230,21 +231,29 @@ class I420VideoSource(_DecodedAhead):
         rate = self.stream.average_rate or self.stream.guessed_rate
         fps = float(rate) if rate else 0.0
         count = self.stream.frames
-        if not count and self.stream.duration and fps:  # Matroska and WebM give a duration, no count
-            count = round(float(self.stream.duration * self.stream.time_base) * fps)
+        if not count and fps:  # Matroska and WebM give a duration (the stream's or the file's), no count
+            if self.stream.duration:
+                count = round(float(self.stream.duration * self.stream.time_base) * fps)
+            elif self.container.duration:
+                count = round(self.container.duration / av.time_base * fps)
         self._start(first, _info(path, first.shape[1], first.shape[0], fps, count))
 
     def _decoded(self) -> Iterator[Any]:
+        """Every frame the file gives; each packet should give one, so those that did not are counted lost."""
         av = self._av
+        packets = frames = 0
         try:
             for packet in self.container.demux(self.stream):
+                packets += packet.size > 0  # the last, empty one only flushes the decoder
                 try:
-                    frames = packet.decode()
+                    decoded = packet.decode()
                 except av.error.InvalidDataError:
-                    continue  # a damaged packet is skipped, as players do
-                yield from frames
+                    continue  # a damaged packet is skipped, as players do (and counted)
+                frames += len(decoded)
+                yield from decoded
         except av.error.FFmpegError:
             return  # the file ends early or breaks off: ``truncated`` tells
+        self.lost = max(0, packets - frames)
 
     def _read(self) -> np.ndarray | I420 | None:
         frame = next(self._frames, None)
