@@ -267,11 +267,12 @@ def _open_everything(args: argparse.Namespace, spec: str | int, headless: bool):
         window = None if headless else Window()
         if window is not None:
             stack.callback(window.close)
+        # the log first, so it closes after the recording and can follow it if a full disk removed it
+        log = stack.enter_context(JsonlLog(args.jsonl)) if args.jsonl else None
         sink = None
         if args.output:
             sink = stack.enter_context(VideoSink(args.output, (source.info.width, source.info.height),
                                                  source.info.fps if source.info.kind != "images" else 2.0))
-        log = stack.enter_context(JsonlLog(args.jsonl)) if args.jsonl else None
     except (SourceError, SinkError, WindowError, ModelError, CalibrationError) as exc:
         stack.close()
         raise CliError(str(exc)) from exc
@@ -357,9 +358,22 @@ def _inputs(path: str) -> list[Path]:
     return [p, *sorted(p.iterdir())] if p.is_dir() else [p]
 
 
+@contextmanager
+def _log_follows_recording(args: argparse.Namespace) -> Iterator[None]:
+    """A recording removed after a failed write took its log with it: the one line says both."""
+    from ar_sudoku.io.sinks import SinkWriteError
+
+    try:
+        yield
+    except SinkWriteError as exc:
+        if exc.recording_removed and args.jsonl:
+            raise CliError(f"{exc}, and so was the log {args.jsonl}", exc.exit_code) from exc
+        raise
+
+
 def run_video(args: argparse.Namespace) -> int:
     refuse_overwriting([("--output", args.output), ("--jsonl", args.jsonl)], _inputs(args.path))
-    with finalize_on_signals() as caught:
+    with finalize_on_signals() as caught, _log_follows_recording(args):
         stack, source, session, window, sink, log, undistort = _open_everything(args, args.path, args.headless)
         with stack:
             stats = run_loop(source, session, sink=sink, log=log, window=window, show_status=not args.no_status,

@@ -11,8 +11,9 @@ The video is encoded with PyAV (FFmpeg) on a writer thread fed by a small
 bounded queue: encoding overlaps the frame loop, and the loop waits only when
 the queue is full, so a recording never misses a frame. An error on that
 thread (a full disk) surfaces as :class:`SinkError` on the next ``write()`` or
-on ``close()``, and the partial file is removed: it has no index and would not
-play.
+on ``close()``. A Matroska or WebM file plays without an index, so what was
+written is kept under the real name; an MP4 (or MOV, AVI) without its index
+would not play, so it is removed, and the CLI removes the log beside it.
 """
 
 from __future__ import annotations
@@ -51,9 +52,17 @@ class SinkError(ArSudokuError, RuntimeError):
 
 
 class SinkWriteError(SinkError):
-    """A write that failed mid-run (a full disk): no answer was saved, exit 1 as the README says."""
+    """A write that failed mid-run (a full disk): exit 1 as the README says.
+
+    ``recording_removed``: a recording's partial file could not be kept playable and was removed (the
+    JSONL log beside it is then removed too, so no log describes frames that no file holds).
+    """
 
     exit_code = 1
+
+    def __init__(self, message: str, recording_removed: bool = False):
+        super().__init__(message)
+        self.recording_removed = recording_removed
 
 
 @dataclass(frozen=True)
@@ -152,6 +161,7 @@ class VideoSink:
         self.tmp = part_path(self.path)
         self.frames = 0
         self.finalized = False
+        self.kept = 0  # frames kept after a failed write (a Matroska file plays without its end)
         self._error: BaseException | None = None
         self._closed = False
         self.writer_cpu = 0.0
@@ -225,15 +235,42 @@ class VideoSink:
             self._error = _rename_into_place(self.tmp, self.path)
             self.finalized = self._error is None
         if self._error is not None:
-            self._discard()
+            self.kept = self._keep_playable()
+            if not self.kept:
+                self._discard()
         if interrupted is not None and self._error is None:
             raise interrupted
         self._raise_if_failed()
 
+    def _keep_playable(self) -> int:
+        """After a failed write (a full disk), the frames a Matroska or WebM file holds, renamed into place.
+
+        Matroska needs no index: the partial file plays up to its last whole cluster, and is kept. MP4 and
+        MOV cannot play without the index that the failed file never got (FFmpeg writes nothing more after an
+        I/O error), nor AVI reliably: those are removed. Returns the frames kept, 0 when removed.
+        """
+        if self.path.suffix.lower() not in (".mkv", ".webm") or not self.tmp.exists():
+            return 0
+        try:
+            import av
+
+            with av.open(str(self.tmp)) as container:
+                frames = sum(packet.size > 0 for packet in container.demux(video=0))
+        except Exception:  # noqa: BLE001 - whatever FFmpeg makes of the wreck, it is not a file to keep
+            return 0
+        if not frames or _rename_into_place(self.tmp, self.path) is not None:
+            return 0
+        return frames
+
     def _raise_if_failed(self) -> None:
-        if self._error is not None:
-            raise SinkWriteError(f"{self.path}: the recording could not be written ({_reason(self._error)}); "
-                                 "the partial file was removed") from self._error
+        if self._error is None:
+            return
+        reason = _reason(self._error)
+        if self.kept:
+            raise SinkWriteError(f"{self.path}: the recording stopped ({reason}); its first {self.kept} frames "
+                                 "were kept, and play") from self._error
+        raise SinkWriteError(f"{self.path}: the recording could not be written ({reason}); the partial file was "
+                             "removed", recording_removed=self._closed) from self._error
 
     def _discard(self) -> None:
         with contextlib.suppress(OSError):
@@ -397,8 +434,18 @@ class JsonlLog:
         reason = _reason(self._error) if self._error is not None else "unknown"
         return SinkWriteError(f"{self.path}: the log could not be written ({reason}); the partial file was removed")
 
+    def discard(self) -> None:
+        """Close and remove the partial log: nothing takes the real name."""
+        with contextlib.suppress(OSError):
+            self.f.close()
+        with contextlib.suppress(OSError):
+            self.tmp.unlink(missing_ok=True)
+
     def __enter__(self) -> JsonlLog:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, _type: object, exc: BaseException | None, _tb: object) -> None:
+        if isinstance(exc, SinkWriteError) and exc.recording_removed:
+            self.discard()  # the recording it describes is gone: so is the log (closed after the recording)
+            return
         self.close()
