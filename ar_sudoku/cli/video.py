@@ -224,9 +224,10 @@ def _loop(source, session, *, sink, log, window, show_status: bool, progress: bo
     if exhausted and getattr(source, "truncated", False) and not stats.failure:
         stats.failure = (f"{source.info.name}: the stream ended at frame {stats.frames} of "
                          f"{source.info.frames} (corrupt or cut short)")
-    elif exhausted and source.lost and not stats.failure:  # a damaged stretch, skipped: the rest was read
-        stats.failure = (f"{source.info.name}: {source.lost} frames could not be decoded (a damaged stretch of the "
-                         f"file, skipped); the other {stats.frames} were read")
+    lost = getattr(source, "lost", 0)  # frames of a damaged stretch, skipped: the rest was read
+    if exhausted and lost and not stats.failure:
+        stats.failure = (f"{source.info.name}: {lost} frames could not be decoded (a damaged stretch of the file, "
+                         f"skipped); the other {stats.frames} were read")
     return stats
 
 
