@@ -29,7 +29,8 @@ runpy.run_module("ar_sudoku", run_name="__main__")
 
 @pytest.fixture
 def small_disk(tmp_path) -> Iterator[tuple[Path, list[str]]]:
-    """A folder on a 2 MB filesystem and the command prefix that runs ar-sudoku there."""
+    """A folder on a 2 MB filesystem and the command prefix that runs ar-sudoku there (the prefix limits
+    every file it writes to 2 MB when no filesystem could be mounted: the folder is then an ordinary one)."""
     folder = tmp_path / "disk"
     folder.mkdir()
     mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(folder)],
@@ -80,3 +81,32 @@ def test_a_full_disk_keeps_a_matroska_recording_that_plays_and_its_log(small_dis
     kept = int(line.split("its first ")[1].split()[0])
     assert 0 < kept < 270 and frames_in(out) == kept and not part_path(out).exists()
     assert log.exists() and len(log.read_text().splitlines()) >= kept  # the log covers every frame kept
+
+
+def test_an_annotated_photo_that_does_not_fit_leaves_no_temporary_file(small_disk, tmp_path):
+    """``image -o`` onto a disk with 100 kB left: one line naming the file, exit 1, nothing left behind (the
+    image is written under a temporary name, removed when the write fails); on a roomy disk the file is
+    created as any file is (the umask's permissions, not a temporary file's 0600)."""
+    import os
+    import stat
+
+    disk, command = small_disk
+    if command[1] == "-c":
+        pytest.skip("needs a real small filesystem (mount, as root)")
+    (disk / "filler").write_bytes(bytes((2 << 20) - (100 << 10)))
+    out = disk / "solved.png"
+    p = subprocess.run([*command, "image", str(ROOT / "samples" / "photo.jpg"), "-o", str(out)],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 1, p.stderr
+    assert p.stderr.strip().splitlines() == [f"ar-sudoku: {out}: cannot write the image (No space left on device)"]
+    assert sorted(f.name for f in disk.iterdir()) == ["filler"]
+    roomy = tmp_path / "solved.png"
+    old = os.umask(0o022)
+    try:
+        p = subprocess.run([*command, "image", str(ROOT / "samples" / "photo.jpg"), "-o", str(roomy)],
+                           capture_output=True, text=True, timeout=120)
+    finally:
+        os.umask(old)
+    assert p.returncode == 0, p.stderr
+    assert stat.S_IMODE(roomy.stat().st_mode) == 0o644
+    assert [f.name for f in tmp_path.iterdir() if f.name.startswith(".")] == []

@@ -165,23 +165,32 @@ def write_encoded(done: PhotoDone) -> PhotoDone:
 
     Whatever stops it (a full disk, Ctrl-C) removes the temporary file: only a whole image takes the name.
     """
-    import tempfile
+    import secrets
 
     if done.dest is None or done.encoded is None:
         return done
     dest = Path(done.dest)
-    fd, tmp = tempfile.mkstemp(prefix=f".{dest.stem}.", suffix=f".part{dest.suffix}", dir=dest.parent)
+    # a name no other run picks; created as a plain file would be (the umask decides its permissions)
+    tmp = dest.with_name(f".{dest.stem}.{secrets.token_hex(4)}.part{dest.suffix}")
+
+    def failed(exc: OSError) -> PhotoDone:
+        reason = exc.strerror or "permissions or a full disk?"
+        return replace(done, encoded=None, write_error=CliError(f"{dest}: cannot write the image ({reason})",
+                                                               EXIT_UNSOLVED))
+
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except OSError as exc:  # nothing of ours to remove (an existing file of that name is not ours)
+        return failed(exc)
     try:
         with open(fd, "wb") as f:
             f.write(done.encoded)
         os.replace(tmp, dest)
     except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        reason = exc.strerror or "permissions or a full disk?"
-        return replace(done, encoded=None, write_error=CliError(f"{dest}: cannot write the image ({reason})",
-                                                               EXIT_UNSOLVED))
+        tmp.unlink(missing_ok=True)
+        return failed(exc)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
     return replace(done, encoded=None, wrote=str(dest))
 
