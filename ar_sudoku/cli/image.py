@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -312,9 +313,11 @@ def run(args: argparse.Namespace) -> int:
     DigitReader(args.model)  # likewise a missing model
     KindReader()
     code = EXIT_OK
-    for done in _photos_in_order(photos, job, jobs):
-        with signals.held():  # the image written and reported, or neither
-            code = max(code, _report(write_encoded(done), args, show))
+    # closed on the way out, whatever the road: the worker processes stop with the command
+    with contextlib.closing(_photos_in_order(photos, job, jobs)) as outcomes:
+        for done in outcomes:
+            with signals.held():  # the image written and reported, or neither
+                code = max(code, _report(write_encoded(done), args, show))
     return code
 
 
