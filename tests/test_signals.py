@@ -210,3 +210,20 @@ def test_more_jobs_than_cores_are_capped_and_said_once(tmp_path, photos):
     assert p.returncode == 0, err
     assert len(lines) == 16
     assert messages(err) == ["ar-sudoku: --jobs 1000: 1 usable cores here, so 1 processes"]
+
+
+def test_a_worker_killed_mid_run_is_one_line_and_stops_the_rest(tmp_path, photos):
+    """The kernel's OOM killer, played by SIGKILL to one worker: one line saying so, exit 1, and the other
+    worker stopped too (no process of the group left)."""
+    p = start("image", str(photos), "--json", "--jobs", "2")
+    assert p.stdout is not None
+    first = p.stdout.readline()
+    workers = [pid for pid in group(p.pid) if pid != p.pid
+               and "resource_tracker" not in Path(f"/proc/{pid}/cmdline").read_text()]
+    assert len(workers) == 2, workers
+    os.kill(workers[0], signal.SIGKILL)
+    lines, err = read_all(p, first)
+    assert p.returncode == 1, err
+    (said,) = messages(err)
+    assert said.startswith("ar-sudoku: a worker process (pid ") and "try --jobs 1" in said
+    assert 0 < len(lines) < 80
