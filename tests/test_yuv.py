@@ -4,6 +4,8 @@ the PyAV source that yields it, and the recording that encodes it as it is."""
 from __future__ import annotations
 
 import struct
+import subprocess
+import sys
 from pathlib import Path
 
 import av
@@ -237,3 +239,45 @@ def test_a_recording_leaves_a_core_to_its_writer_and_gives_it_back(tmp_path):
     assert stats.frames == 8 and seen == {max(1, usable_cores() - 1)}
     assert cv2.getNumThreads() == before
     assert len(_decode_bgr(tmp_path / "r.mp4")) == 8
+
+
+def _green(bgr: np.ndarray) -> np.ndarray:
+    """Where a frame shows the answers' green-teal (BGR 40, 170, 0): green well above red and blue."""
+    b, g, r = (bgr[..., k].astype(int) for k in range(3))
+    return (g - r > 70) & (g - b > 50)
+
+
+@pytest.mark.parametrize("source", ["photo.png", "clip.mp4", "clip.avi"])
+def test_a_recording_of_an_odd_sized_source_keeps_the_overlays_colour_on_its_digits(tmp_path, source):
+    """A 641x481 source (a photo; an H.264 clip, decoded into I420 and drawn in its planes; a Motion JPEG
+    clip, decoded into BGR) recorded through the CLI: the green of the answers, decoded back from the file,
+    lies where the answers darkened the page, not rows below it nor in a band at the top."""
+
+    from conftest import EASY, rendered_frame
+
+    from ar_sudoku.vision.synth import quad
+
+    w, h = 641, 481  # padded to 642x482: a height that is not a multiple of 4
+    page = rendered_frame(EASY, quad((w / 2, h / 2), 400, 0, 0.0), size=(w, h))
+    src = tmp_path / source
+    if source.endswith(".png"):
+        cv2.imwrite(str(src), page)
+    else:
+        with VideoSink(src, (w, h), 10) as sink:
+            for _ in range(8):
+                sink.write(page)
+    out = tmp_path / "out.mp4"
+    p = subprocess.run([sys.executable, "-m", "ar_sudoku", "video", str(src), "--headless", "--no-status",
+                        "--output", str(out)], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    with av.open(str(out)) as c:
+        got = [f.to_ndarray(format="bgr24") for f in c.decode(video=0)][-1][:h, :w]
+    # where the overlay drew: the white page darkened (the answers' ink), measured on the luma alone
+    before, after = (cv2.cvtColor(x, cv2.COLOR_BGR2GRAY).astype(int) for x in (page, got))
+    drawn = (before > 150) & (before - after > 50)
+    green = _green(got)
+    assert drawn.sum() > 2000 and green.sum() > 2000  # the answers are there
+    near = cv2.dilate(drawn.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
+    assert (green & near).sum() > 0.9 * green.sum()  # the colour sits on the drawn digits
+    assert (green & drawn).sum() > 0.6 * drawn.sum()  # and the drawn digits are coloured
+    assert not green[:40].any()  # no band of it at the top (the grid starts at row 40)

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ar_sudoku.children import ignore_sigint, sigint_blocked
 from ar_sudoku.sudoku.rules import Reading, check_reading
 from ar_sudoku.sudoku.solver import Board, SolveResult, parse_line, solve
 
@@ -44,7 +45,11 @@ def run_job(job: Job, cancel: Callable[[], bool]) -> Any:
 
 
 def _child(conn: Any) -> None:
-    """The solver process: jobs in, results out; any message during a job cancels it."""
+    """The solver process: jobs in, results out; any message during a job cancels it.
+
+    Ctrl-C (sent to the whole process group by a terminal) is ignored: the parent stops this process.
+    """
+    ignore_sigint()
     conn.send("ready")  # imports are done: the first job will not pay for them
     while True:
         try:
@@ -127,7 +132,8 @@ class SolveWorker:
             ctx = mp.get_context("spawn")  # no fork of a process that holds threads and OpenCV state
             parent, child = ctx.Pipe()
             proc = ctx.Process(target=_child, args=(child,), name="ar-sudoku-solver", daemon=True)
-            proc.start()
+            with sigint_blocked():  # a Ctrl-C while the child imports must not reach it
+                proc.start()
             child.close()
             # wait for it once, at start-up, so the first puzzle does not wait for Python to import
             if not parent.poll(READY_TIMEOUT) or parent.recv() != "ready":

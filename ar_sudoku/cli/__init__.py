@@ -1,4 +1,4 @@
-"""The ``ar-sudoku`` command: one module per subcommand, listed in ``COMMANDS``.
+"""The ``ar-sudoku`` command: one module per subcommand, listed in ``commands()``.
 
 Each command module exposes ``add_parser(subparsers)`` and ``run(args) -> int``.
 This is the one place that turns errors into messages and exit codes: 0 all
@@ -10,34 +10,48 @@ AR_SUDOKU_DEBUG is set).
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import errno
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from ar_sudoku import __version__
-from ar_sudoku.cli import calibrate, generate, hint, image, serve, solve, video
-from ar_sudoku.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNSOLVED, CliError, help_format
-from ar_sudoku.errors import ArSudokuError
+from ar_sudoku.cli import signals
+
+if TYPE_CHECKING:
+    import argparse
+    from types import ModuleType
 
 # a write the machine refused (a full disk or quota, a device error): the answer is lost, exit 1
 WRITE_FAILURES = {errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG, errno.EROFS}
 
-# name -> module; the order is the order of `ar-sudoku --help`
-COMMANDS = {
-    "live": video,  # video.add_parser adds both `live` and `video`
-    "image": image,
-    "solve": solve,
-    "hint": hint,
-    "generate": generate,
-    "calibrate": calibrate,
-    "serve": serve,
-}
+
+def commands() -> dict[str, ModuleType]:
+    """name -> module; the order is the order of `ar-sudoku --help`.
+
+    Imported here, once the signal handlers are in place (``video`` imports NumPy and OpenCV): a Ctrl-C
+    during those imports is an interruption like any other, not a traceback.
+    """
+    from ar_sudoku.cli import calibrate, generate, hint, image, serve, solve, video
+
+    return {
+        "live": video,  # video.add_parser adds both `live` and `video`
+        "image": image,
+        "solve": solve,
+        "hint": hint,
+        "generate": generate,
+        "calibrate": calibrate,
+        "serve": serve,
+    }
 
 
 def build_parser() -> argparse.ArgumentParser:
+    import argparse
+
+    from ar_sudoku import __version__
+    from ar_sudoku.cli.common import help_format
+
     parser = argparse.ArgumentParser(
         prog="ar-sudoku",
         **help_format(
@@ -51,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"ar-sudoku {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in COMMANDS.values():
+    for module in commands().values():
         module.add_parser(sub)
     return parser
 
@@ -89,6 +103,8 @@ def reserve_closed_descriptors() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from ar_sudoku.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_UNSOLVED, CliError
+    from ar_sudoku.errors import ArSudokuError
     from ar_sudoku.io.memory import keep_freed_memory
 
     if sys.stdout is None:  # started with stdout closed (`>&-`): every command's results would be lost
@@ -111,6 +127,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ArSudokuError as exc:
         print(f"ar-sudoku: {exc}", file=sys.stderr)
         return exc.exit_code
+    except signals.Terminated as exc:
+        print("ar-sudoku: terminated", file=sys.stderr)
+        return 128 + exc.signum
     except KeyboardInterrupt:
         print("ar-sudoku: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -137,21 +156,28 @@ def _internal_error(exc: Exception) -> int:
         raise exc
     print(f"ar-sudoku: internal error ({exc.__class__.__name__}: {exc}); run again with AR_SUDOKU_DEBUG=1 "
           "for the traceback, and please report it", file=sys.stderr)
-    return EXIT_UNSOLVED
+    return 1
 
 
 def run() -> None:
-    """Console-script entry point."""
+    """Console-script entry point: the signal handlers first, then the imports and the command."""
     reserve_closed_descriptors()
     try:
+        signals.stop_on_signals()
         code = main()
         if sys.stdout is not None:
             sys.stdout.flush()
     except BrokenPipeError:  # `ar-sudoku solve big.txt | head`: stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        code = EXIT_OK
+        code = 0
     except OSError as exc:  # stdout on a full disk (`> /dev/full`): the results could not be written
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         print(f"ar-sudoku: stdout could not be written ({exc.strerror or exc})", file=sys.stderr)
-        code = EXIT_UNSOLVED
+        code = 1
+    except signals.Terminated as exc:  # before main() caught it: while importing
+        print("ar-sudoku: terminated", file=sys.stderr)
+        code = 128 + exc.signum
+    except KeyboardInterrupt:
+        print("ar-sudoku: interrupted", file=sys.stderr)
+        code = 130
     sys.exit(code)

@@ -106,3 +106,18 @@ def usable_cores() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
         return os.cpu_count() or 1
+
+
+def pixel_count(text: str) -> int:
+    """An argparse type for ``--max-pixels``: a whole number of pixels above zero (``200000000`` or ``2e8``)."""
+    try:
+        value = float(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of pixels") from exc
+    if not math.isfinite(value) or value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a number of pixels of at least 1")
+    return int(value)
+
+
+MAX_PIXELS_HELP = ("read no photo (or video frame) larger than N pixels, judged from its header before it is "
+                   "decoded (default 50000000: a small file can declare gigabytes of pixels)")

@@ -15,19 +15,22 @@ from pathlib import Path
 
 from ar_sudoku.ar.marks import MODES, Mode
 from ar_sudoku.ar.photo import PhotoAnalysis
+from ar_sudoku.cli import signals
 from ar_sudoku.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_OK,
     EXIT_UNSOLVED,
+    MAX_PIXELS_HELP,
     CliError,
     check_image_out,
     help_format,
+    pixel_count,
     positive_seconds,
     refuse_overwriting,
     usable_cores,
-    write_image,
 )
 from ar_sudoku.errors import ArSudokuError
+from ar_sudoku.io.images import MAX_PIXELS, TooManyPixels
 from ar_sudoku.sudoku.rules import BoardResult
 
 UNSURE = 0.8  # cells read with less confidence than this are named in the text output
@@ -81,16 +84,20 @@ class PhotoJob:
     out_dir: str | None
     show: Mode = "answer"
     threads: int = 1  # onnxruntime threads per process: the cores the other processes leave free
+    max_pixels: int | None = None  # a photo declaring more is refused before decoding
 
 
 @dataclass(frozen=True)
 class PhotoDone:
-    """One photo's outcome, back from the worker: the result, and the annotated file or why it failed."""
+    """One photo's outcome, back from the worker: the result, and the annotated photo (encoded, for the
+    main process to write: a worker stopped mid-photo leaves nothing on disk) or why it cannot be."""
 
     src: str
     analysis: PhotoAnalysis
     wrote: str | None = None
     write_error: CliError | None = None
+    dest: str | None = None
+    encoded: bytes | None = None
 
 
 _reader = None  # one model session per process
@@ -116,14 +123,15 @@ def read_photo(src: Path, job: PhotoJob) -> PhotoDone:
     t0 = time.perf_counter()
     try:
         # an annotated copy needs the photo at full size; a reading does not
-        photo = read_image(src, full=dest is not None or job.calibration is not None)
+        photo = read_image(src, full=dest is not None or job.calibration is not None, max_pixels=job.max_pixels)
         image = photo.image
         if job.calibration is not None:
             from ar_sudoku.io.calibration import load_named
 
             image = load_named(job.calibration).undistort_image(image)
     except ArSudokuError as exc:
-        return PhotoDone(str(src), PhotoAnalysis(BoardResult("error", message=f"{src}: {exc}"), job.show))
+        hint = " (--max-pixels N reads it)" if isinstance(exc, TooManyPixels) else ""
+        return PhotoDone(str(src), PhotoAnalysis(BoardResult("error", message=f"{src}: {exc}{hint}"), job.show))
     digits, kinds = _readers_for(job)
     done = analyse(image, digits, timeout=job.timeout, overrides=job.overrides, show=job.show,
                    scale=photo.scale, kinds=kinds)
@@ -133,10 +141,41 @@ def read_photo(src: Path, job: PhotoJob) -> PhotoDone:
         return PhotoDone(str(src), done)
     try:
         refuse_overwriting([("--out-dir" if job.out_dir else "--output", dest)], [src])
-        write_image(dest, annotate(image, done))
+        encoded = encode_image(dest, annotate(image, done))
     except CliError as exc:
         return PhotoDone(str(src), done, write_error=exc)
-    return PhotoDone(str(src), done, wrote=str(dest))
+    return PhotoDone(str(src), done, dest=str(dest), encoded=encoded)
+
+
+def encode_image(path: Path, img) -> bytes:
+    """The image encoded as ``path``'s extension says (the costly part of writing it, done where it was read)."""
+    import cv2
+
+    check_image_out(path)
+    try:
+        ok, buf = cv2.imencode(path.suffix, img)
+    except cv2.error:
+        ok = False
+    if not ok:
+        raise CliError(f"{path}: cannot encode the image", EXIT_UNSOLVED)
+    return buf.tobytes()
+
+
+def write_encoded(done: PhotoDone) -> PhotoDone:
+    """Write a photo's encoded annotation (main process) through :func:`ar_sudoku.io.files.output`: under a
+    temporary name renamed into place (a FIFO or device written directly). Whatever stops it (a full disk,
+    Ctrl-C) removes the temporary file: only a whole image takes the name."""
+    from ar_sudoku.errors import ArSudokuError
+    from ar_sudoku.io import files
+
+    if done.dest is None or done.encoded is None:
+        return done
+    dest = Path(done.dest)
+    try:
+        files.write_bytes(dest, done.encoded)
+    except ArSudokuError as exc:
+        return replace(done, encoded=None, write_error=CliError(str(exc), EXIT_UNSOLVED))
+    return replace(done, encoded=None, wrote=str(dest))
 
 
 # Worker processes pay for their start (an interpreter and the models, ~0.6 s each) only on enough work. The
@@ -226,20 +265,31 @@ def model_threads(jobs: int) -> int:
     return max(1, usable_cores() // max(1, jobs))
 
 
+def _worker_start() -> None:
+    """A worker process keeps freed memory for reuse (Ctrl-C it leaves to the main process)."""
+    from ar_sudoku.io.memory import keep_freed_memory
+
+    keep_freed_memory()
+
+
 def _photos_in_order(photos: list[Path], job: PhotoJob, jobs: int) -> Iterator[PhotoDone]:
-    """Each photo's outcome, in the order given; with ``jobs`` > 1 read by that many processes."""
+    """Each photo's outcome, in the order given; with ``jobs`` > 1 read by that many processes, which stop
+    (mid-photo: they write nothing) when the command does."""
     if jobs <= 1 or len(photos) < 2:
         for src in photos:
             yield read_photo(src, job)
         return
-    from concurrent.futures import ProcessPoolExecutor
     from functools import partial
-    from multiprocessing import get_context
 
-    from ar_sudoku.io.memory import keep_freed_memory
+    from ar_sudoku.children import WorkerDied, ordered_map
 
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn"), initializer=keep_freed_memory) as pool:
-        yield from pool.map(partial(read_photo, job=job), photos, chunksize=4)
+    try:
+        yield from ordered_map(partial(read_photo, job=job), photos, jobs, initializer=_worker_start)
+    except WorkerDied as exc:
+        signum = signals.caught()
+        if signum is not None:  # a SIGTERM to the whole group ended the workers first
+            raise signals.exception_for(signum) from None
+        raise CliError(f"{exc} (out of memory?); try --jobs 1", EXIT_UNSOLVED) from exc
 
 
 def run(args: argparse.Namespace) -> int:
@@ -270,9 +320,13 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs is not None and args.jobs < 1:
         raise CliError("--jobs must be at least 1")
     jobs = args.jobs if args.jobs is not None else auto_jobs(photos)
+    if jobs > usable_cores():  # more processes than cores only share them, each with its own models in memory
+        print(f"ar-sudoku: --jobs {jobs}: {usable_cores()} usable cores here, so {usable_cores()} processes",
+              file=sys.stderr)
+        jobs = usable_cores()
     show = "check" if args.check else args.show
     job = PhotoJob(args.model, args.timeout, parse_sets(args.set), args.calibration, args.output, args.out_dir, show,
-                   model_threads(jobs))
+                   model_threads(jobs), args.max_pixels)
     if args.calibration:
         from ar_sudoku.io.calibration import load_named
 
@@ -280,27 +334,36 @@ def run(args: argparse.Namespace) -> int:
     DigitReader(args.model)  # likewise a missing model
     KindReader()
     code = EXIT_OK
-    for done in _photos_in_order(photos, job, jobs):
-        result, marks = done.analysis.result, done.analysis.marks
-        # a photo that cannot be read is bad input (2); one read without an answer is 1
-        code = max(code, EXIT_BAD_INPUT if result.status == "error" else EXIT_OK if result.status == "solved"
-                   else EXIT_UNSOLVED)
-        if args.json:
-            print(json.dumps(done.analysis.to_json(done.src)), flush=True)
-        else:
-            print_text(done.src, result, reveal=show == "answer")
-            if result.written is not None and result.solution:
-                for line in result.written.mistake_lines(result.solution, reveal=show == "answer"):
-                    print(line)
-            if marks is not None and marks.text:
-                print(f"{show}: {marks.text}\n")
-        if done.write_error is not None:
-            print(f"ar-sudoku: {done.write_error}", file=sys.stderr)
-            code = max(code, done.write_error.code)
-        elif done.wrote and not args.json:
-            print(f"wrote {done.wrote}\n")
-        if result.status == "error":
-            print(f"ar-sudoku: {result.message}", file=sys.stderr)
+    # closed on the way out, whatever the road: the worker processes stop with the command
+    with contextlib.closing(_photos_in_order(photos, job, jobs)) as outcomes:
+        for done in outcomes:
+            with signals.held():  # the image written and reported, or neither
+                code = max(code, _report(write_encoded(done), args, show))
+    return code
+
+
+def _report(done: PhotoDone, args: argparse.Namespace, show: Mode) -> int:
+    """Print one photo's outcome; its exit code."""
+    result, marks = done.analysis.result, done.analysis.marks
+    # a photo that cannot be read is bad input (2); one read without an answer is 1
+    code = max(EXIT_OK, EXIT_BAD_INPUT if result.status == "error" else EXIT_OK if result.status == "solved"
+               else EXIT_UNSOLVED)
+    if args.json:
+        print(json.dumps(done.analysis.to_json(done.src)), flush=True)
+    else:
+        print_text(done.src, result, reveal=show == "answer")
+        if result.written is not None and result.solution:
+            for line in result.written.mistake_lines(result.solution, reveal=show == "answer"):
+                print(line)
+        if marks is not None and marks.text:
+            print(f"{show}: {marks.text}\n")
+    if done.write_error is not None:
+        print(f"ar-sudoku: {done.write_error}", file=sys.stderr)
+        code = max(code, done.write_error.code)
+    elif done.wrote and not args.json:
+        print(f"wrote {done.wrote}\n")
+    if result.status == "error":
+        print(f"ar-sudoku: {result.message}", file=sys.stderr)
     return code
 
 
@@ -336,5 +399,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
                    help="read photos in N processes (default: one per core when there is a second or more of "
                         "work, judged from the files' sizes, else 1; the output order is kept)")
+    p.add_argument("--max-pixels", type=pixel_count, default=MAX_PIXELS, metavar="N", help=MAX_PIXELS_HELP)
     p.set_defaults(func=run)
 

@@ -26,7 +26,17 @@ import cv2
 import numpy as np
 
 from ar_sudoku.ar.marks import MODES
-from ar_sudoku.cli.common import EXIT_OK, EXIT_UNSOLVED, CliError, help_format, refuse_overwriting, usable_cores
+from ar_sudoku.cli.common import (
+    EXIT_OK,
+    EXIT_UNSOLVED,
+    MAX_PIXELS_HELP,
+    CliError,
+    help_format,
+    pixel_count,
+    refuse_overwriting,
+    usable_cores,
+)
+from ar_sudoku.io.images import MAX_PIXELS
 
 
 @dataclass
@@ -220,6 +230,10 @@ def _loop(source, session, *, sink, log, window, show_status: bool, progress: bo
     if exhausted and getattr(source, "truncated", False) and not stats.failure:
         stats.failure = (f"{source.info.name}: the stream ended at frame {stats.frames} of "
                          f"{source.info.frames} (corrupt or cut short)")
+    lost = getattr(source, "lost", 0)  # frames of a damaged stretch, skipped: the rest was read
+    if exhausted and lost and not stats.failure:
+        stats.failure = (f"{source.info.name}: {lost} frames could not be decoded (a damaged stretch of the file, "
+                         f"skipped); the other {stats.frames} were read")
     return stats
 
 
@@ -246,7 +260,7 @@ def _open_everything(args: argparse.Namespace, spec: str | int, headless: bool):
         if i420:
             load_ffmpeg_ahead()  # loads while the session waits for its solver process to start
         session = stack.enter_context(ARSession(reader, mode=args.show, kinds=kinds))
-        source = stack.enter_context(open_source(spec, i420=i420))
+        source = stack.enter_context(open_source(spec, i420=i420, max_pixels=getattr(args, "max_pixels", None)))
         undistort = None
         if getattr(args, "calibration", None):
             from ar_sudoku.io.calibration import load_named
@@ -260,11 +274,12 @@ def _open_everything(args: argparse.Namespace, spec: str | int, headless: bool):
         window = None if headless else Window()
         if window is not None:
             stack.callback(window.close)
+        # the log first, so it closes after the recording and can follow it if a full disk removed it
+        log = stack.enter_context(JsonlLog(args.jsonl)) if args.jsonl else None
         sink = None
         if args.output:
             sink = stack.enter_context(VideoSink(args.output, (source.info.width, source.info.height),
                                                  source.info.fps if source.info.kind != "images" else 2.0))
-        log = stack.enter_context(JsonlLog(args.jsonl)) if args.jsonl else None
     except (SourceError, SinkError, WindowError, ModelError, CalibrationError) as exc:
         stack.close()
         raise CliError(str(exc)) from exc
@@ -350,9 +365,22 @@ def _inputs(path: str) -> list[Path]:
     return [p, *sorted(p.iterdir())] if p.is_dir() else [p]
 
 
+@contextmanager
+def _log_follows_recording(args: argparse.Namespace) -> Iterator[None]:
+    """A recording removed after a failed write took its log with it: the one line says both."""
+    from ar_sudoku.io.sinks import SinkWriteError
+
+    try:
+        yield
+    except SinkWriteError as exc:
+        if exc.recording_removed and args.jsonl:
+            raise CliError(f"{exc}, and so was the log {args.jsonl}", exc.exit_code) from exc
+        raise
+
+
 def run_video(args: argparse.Namespace) -> int:
     refuse_overwriting([("--output", args.output), ("--jsonl", args.jsonl)], _inputs(args.path))
-    with finalize_on_signals() as caught:
+    with finalize_on_signals() as caught, _log_follows_recording(args):
         stack, source, session, window, sink, log, undistort = _open_everything(args, args.path, args.headless)
         with stack:
             stats = run_loop(source, session, sink=sink, log=log, window=window, show_status=not args.no_status,
@@ -395,6 +423,7 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="answer: every missing digit (default); check: mistakes only; hint: the next step only")
     p.add_argument("--calibration", metavar="NAME|PATH", help="undistort with a camera calibration")
     p.add_argument("--model", metavar="PATH", help=argparse.SUPPRESS)
+    p.add_argument("--max-pixels", type=pixel_count, default=MAX_PIXELS, metavar="N", help=MAX_PIXELS_HELP)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

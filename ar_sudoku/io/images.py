@@ -11,6 +11,7 @@ least ``MIN_SIDE``; one that will be annotated is decoded in full.
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,10 +21,76 @@ import numpy as np
 from ar_sudoku.errors import ArSudokuError
 
 MIN_SIDE = 1600  # the long side a reduced decode must keep
+MAX_PIXELS = 50_000_000  # what a photo may declare unless the caller says more (the web API's limit too)
 
 
 class ImageError(ArSudokuError, ValueError):
     """A photo that cannot be read: missing, empty, or not an image."""
+
+
+class TooManyPixels(ImageError):
+    """A photo whose header declares more pixels than the caller reads (a small file can decode to gigabytes)."""
+
+    def __init__(self, width: int, height: int, limit: int):
+        super().__init__(f"{width}×{height} pixels ({width * height / 1e6:.0f} MP) is more than the "
+                         f"{limit / 1e6:g} MP read")
+        self.width, self.height, self.limit = width, height, limit
+
+
+def jpeg_size(data: bytes) -> tuple[int, int]:
+    """Walk the JPEG's segments up to the first SOF marker, which holds the size."""
+    pos, n = 2, len(data)
+    while pos + 4 <= n:
+        if data[pos] != 0xFF:
+            return 0, 0  # not where a marker should be: let the decoder judge
+        code = data[pos + 1]
+        if code == 0xFF:  # fill byte
+            pos += 1
+            continue
+        if code in (0x01, *range(0xD0, 0xD8)):  # markers without a length
+            pos += 2
+            continue
+        if code in (0xD9, 0xDA):  # end of image, start of scan: no SOF before it
+            return 0, 0
+        (length,) = struct.unpack(">H", data[pos + 2 : pos + 4])
+        if 0xC0 <= code <= 0xCF and code not in (0xC4, 0xC8, 0xCC) and pos + 9 <= n:
+            h, w = struct.unpack(">HH", data[pos + 5 : pos + 9])
+            return w, h
+        pos += 2 + length
+    return 0, 0
+
+
+def webp_size(data: bytes) -> tuple[int, int]:
+    """A WebP's size from its first chunk (lossy, lossless or extended)."""
+    chunk = data[12:16]
+    if chunk == b"VP8 " and len(data) >= 30:
+        w, h = struct.unpack("<HH", data[26:30])
+        return w & 0x3FFF, h & 0x3FFF
+    if chunk == b"VP8L" and len(data) >= 25:
+        b = int.from_bytes(data[21:25], "little")
+        return (b & 0x3FFF) + 1, ((b >> 14) & 0x3FFF) + 1
+    if chunk == b"VP8X" and len(data) >= 30:
+        return int.from_bytes(data[24:27], "little") + 1, int.from_bytes(data[27:30], "little") + 1
+    return 0, 0
+
+
+def declared_size(data: bytes | np.ndarray) -> tuple[int, int]:
+    """(width, height) as a PNG, JPEG, WebP or BMP header declares it, before anything is decoded; (0, 0) for
+    another kind or a header that does not say (OpenCV's own pixel limit then applies)."""
+    head = bytes(data[:1 << 16]) if isinstance(data, np.ndarray) else data
+    if head[:3] == b"\xff\xd8\xff":
+        if isinstance(data, np.ndarray) and len(data) > len(head):  # the SOF may follow large metadata
+            head = data.tobytes()
+        return jpeg_size(head)
+    if head[:8] == b"\x89PNG\r\n\x1a\n" and len(head) >= 24:
+        w, h = struct.unpack(">II", head[16:24])
+        return w, h
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return webp_size(head)
+    if head[:2] == b"BM" and len(head) >= 26:
+        w, h = struct.unpack("<ii", head[18:26])  # BITMAPINFOHEADER; a negative height is stored top-down
+        return abs(w), abs(h)
+    return 0, 0
 
 
 @dataclass(frozen=True)
@@ -34,22 +101,40 @@ class Photo:
     scale: float = 1.0
 
 
-def decode_image(data: bytes | np.ndarray, full: bool = True) -> Photo:
-    """Decode image bytes (JPEG, PNG, ...) to BGR; unless ``full``, at half size when that loses nothing."""
+def decode_image(data: bytes | np.ndarray, full: bool = True, max_pixels: int | None = None) -> Photo:
+    """Decode image bytes (JPEG, PNG, ...) to BGR; unless ``full``, at half size when that loses nothing.
+
+    With ``max_pixels``, a photo that declares more is refused before it is decoded (:class:`TooManyPixels`).
+    """
     buf = np.frombuffer(data, np.uint8) if isinstance(data, bytes | bytearray) else data
     if buf.size == 0:
         raise ImageError("empty file")
+    if max_pixels is not None:
+        w, h = declared_size(buf)
+        if w * h > max_pixels:
+            raise TooManyPixels(w, h, max_pixels)
+    img = None
     if not full:
-        img = cv2.imdecode(buf, cv2.IMREAD_REDUCED_COLOR_2)
+        try:
+            img = cv2.imdecode(buf, cv2.IMREAD_REDUCED_COLOR_2)
+        except cv2.error:  # too small to halve (1x1)
+            img = None
         if img is not None and max(img.shape[:2]) >= MIN_SIDE:
+            if max_pixels is not None and 4 * img.shape[0] * img.shape[1] > max_pixels:
+                raise TooManyPixels(2 * img.shape[1], 2 * img.shape[0], max_pixels)
             return Photo(img, 2.0)
-    img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    try:
+        img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    except cv2.error:  # a size OpenCV refuses, said over several lines
+        img = None
     if img is None:
-        raise ImageError("not an image OpenCV can read (corrupt or unknown format)")
+        raise ImageError("not an image OpenCV can read (corrupt, unknown format, or too large)")
+    if max_pixels is not None and img.shape[0] * img.shape[1] > max_pixels:  # a kind whose header was not read
+        raise TooManyPixels(img.shape[1], img.shape[0], max_pixels)
     return Photo(img)
 
 
-def read_image(path: Path, full: bool = True) -> Photo:
+def read_image(path: Path, full: bool = True, max_pixels: int | None = None) -> Photo:
     """Load a photo or raise :class:`ImageError` with a one-line reason (without the path)."""
     if not path.exists():
         raise ImageError("no such file")
@@ -59,4 +144,4 @@ def read_image(path: Path, full: bool = True) -> Photo:
         data = np.fromfile(str(path), np.uint8)
     except OSError as exc:
         raise ImageError(f"cannot read ({exc.strerror})") from exc
-    return decode_image(data, full)
+    return decode_image(data, full, max_pixels)

@@ -13,8 +13,9 @@ The video is encoded with PyAV (FFmpeg) on a writer thread fed by a small
 bounded queue: encoding overlaps the frame loop, and the loop waits only when
 the queue is full, so a recording never misses a frame. An error on that
 thread (a full disk) surfaces as :class:`SinkError` on the next ``write()`` or
-on ``close()``, and the partial file is removed: it has no index and would not
-play.
+on ``close()``. A Matroska or WebM file plays without an index, so what was
+written is kept under the real name; an MP4 (or MOV, AVI) without its index
+would not play, so it is removed, and the CLI removes the log beside it.
 """
 
 from __future__ import annotations
@@ -53,9 +54,17 @@ class SinkError(ArSudokuError, RuntimeError):
 
 
 class SinkWriteError(SinkError):
-    """A write that failed mid-run (a full disk): no answer was saved, exit 1 as the README says."""
+    """A write that failed mid-run (a full disk): exit 1 as the README says.
+
+    ``recording_removed``: a recording's partial file could not be kept playable and was removed (the
+    JSONL log beside it is then removed too, so no log describes frames that no file holds).
+    """
 
     exit_code = 1
+
+    def __init__(self, message: str, recording_removed: bool = False):
+        super().__init__(message)
+        self.recording_removed = recording_removed
 
 
 @dataclass(frozen=True)
@@ -158,6 +167,7 @@ class VideoSink:
         self.tmp = temporary_for(self.path)
         self.frames = 0
         self.finalized = False
+        self.kept = 0  # frames kept after a failed write (a Matroska file plays without its end)
         self._error: BaseException | None = None
         self._closed = False
         self.writer_cpu = 0.0
@@ -227,16 +237,44 @@ class VideoSink:
             self._error = None if self.tmp == self.path else _rename_into_place(self.tmp, self.path)
             self.finalized = self._error is None
         if self._error is not None:
-            self._discard()
+            self.kept = self._keep_playable()
+            if not self.kept:
+                self._discard()
         if interrupted is not None and self._error is None:
             raise interrupted
         self._raise_if_failed()
 
+    def _keep_playable(self) -> int:
+        """After a failed write (a full disk), the frames a Matroska or WebM file holds, renamed into place.
+
+        Matroska needs no index: the partial file plays up to its last whole cluster, and is kept. MP4 and
+        MOV cannot play without the index that the failed file never got (FFmpeg writes nothing more after an
+        I/O error), nor AVI reliably: those are removed. Returns the frames kept, 0 when removed.
+        """
+        if self.tmp == self.path or self.path.suffix.lower() not in (".mkv", ".webm") or not self.tmp.exists():
+            return 0
+        try:
+            import av
+
+            with av.open(str(self.tmp)) as container:
+                frames = sum(packet.size > 0 for packet in container.demux(video=0))
+        except Exception:  # noqa: BLE001 - whatever FFmpeg makes of the wreck, it is not a file to keep
+            return 0
+        if not frames or _rename_into_place(self.tmp, self.path) is not None:
+            return 0
+        return frames
+
     def _raise_if_failed(self) -> None:
-        if self._error is not None:
-            removed = "" if self.tmp == self.path else "; the partial file was removed"
-            raise SinkWriteError(f"{self.path}: the recording could not be written ({_reason(self._error)})"
-                                 f"{removed}") from self._error
+        if self._error is None:
+            return
+        reason = _reason(self._error)
+        if self.kept:
+            raise SinkWriteError(f"{self.path}: the recording stopped ({reason}); its first {self.kept} frames "
+                                 "were kept, and play") from self._error
+        if self.tmp == self.path:  # a FIFO or device written directly: nothing to remove
+            raise SinkWriteError(f"{self.path}: the recording could not be written ({reason})") from self._error
+        raise SinkWriteError(f"{self.path}: the recording could not be written ({reason}); the partial file was "
+                             "removed", recording_removed=self._closed) from self._error
 
     def _discard(self) -> None:
         if self.tmp != self.path:  # a device or FIFO written directly is never removed
@@ -294,9 +332,21 @@ class VideoSink:
         """Whether an I420 frame goes to the encoder as it is."""
         return self.codec.pix_fmt == "yuv420p" and img.size == self.size == self.padded
 
+    def _i420_frame(self, data: np.ndarray):
+        """An FFmpeg frame over an I420 buffer (``(h * 3 // 2, w)``), without a copy where PyAV allows one.
+
+        PyAV's ``from_numpy_buffer`` takes the height as a multiple of 4 (``rows // 6 * 4``): a frame
+        482 rows high would be encoded as 480 rows of luma with its chroma planes read two rows of
+        luma too early (the colour smeared below what was drawn, a band of it at the top). Such a
+        height is copied into a frame of the right size instead.
+        """
+        if data.shape[0] * 2 // 3 % 4 == 0:
+            return self._av.VideoFrame.from_numpy_buffer(data, format="yuv420p")
+        return self._av.VideoFrame.from_ndarray(data, format="yuv420p")
+
     def _to_frame(self, img: np.ndarray | I420):
         if isinstance(img, I420):
-            return self._av.VideoFrame.from_numpy_buffer(img.data, format="yuv420p")
+            return self._i420_frame(img.data)
         w, h = self.size
         if img.ndim == 2:
             img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
@@ -307,9 +357,8 @@ class VideoSink:
             img = cv2.copyMakeBorder(img, 0, ph - h, 0, pw - w, cv2.BORDER_REPLICATE)
         if self.codec.pix_fmt == "yuv420p":
             # OpenCV's converter is ~15x faster than swscale's here and releases the GIL; the frame's
-            # planes are views of its output (no copy), which lives as long as the frame
-            frame = self._av.VideoFrame.from_numpy_buffer(cv2.cvtColor(img, cv2.COLOR_BGR2YUV_I420),
-                                                          format="yuv420p")
+            # planes are views of its output (no copy, at most heights), which lives as long as the frame
+            frame = self._i420_frame(cv2.cvtColor(img, cv2.COLOR_BGR2YUV_I420))
         else:
             frame = self._av.VideoFrame.from_ndarray(np.ascontiguousarray(img), format="bgr24").reformat(
                 format=self.codec.pix_fmt)
@@ -393,8 +442,18 @@ class JsonlLog:
         reason = _reason(self._error) if self._error is not None else "unknown"
         return SinkWriteError(f"{self.path}: the log could not be written ({reason}); the partial file was removed")
 
+    def discard(self) -> None:
+        """Close and remove the partial log: nothing takes the real name."""
+        with contextlib.suppress(OSError):
+            self.f.close()
+        with contextlib.suppress(OSError):
+            self.tmp.unlink(missing_ok=True)
+
     def __enter__(self) -> JsonlLog:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, _type: object, exc: BaseException | None, _tb: object) -> None:
+        if isinstance(exc, SinkWriteError) and exc.recording_removed:
+            self.discard()  # the recording it describes is gone: so is the log (closed after the recording)
+            return
         self.close()

@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 
 from ar_sudoku.errors import ArSudokuError
+from ar_sudoku.io.images import ImageError, TooManyPixels, read_image
 from ar_sudoku.io.threads import lower_priority
 from ar_sudoku.vision.yuv import I420
 
@@ -48,6 +49,7 @@ class FrameSource:
 
     info: SourceInfo
     dropped: int = 0
+    lost: int = 0  # frames of a file that could not be decoded (a damaged stretch), known once it is read
 
     def __iter__(self) -> Iterator[np.ndarray]:
         raise NotImplementedError
@@ -232,21 +234,29 @@ class I420VideoSource(_DecodedAhead):
         rate = self.stream.average_rate or self.stream.guessed_rate
         fps = float(rate) if rate else 0.0
         count = self.stream.frames
-        if not count and self.stream.duration and fps:  # Matroska and WebM give a duration, no count
-            count = round(float(self.stream.duration * self.stream.time_base) * fps)
+        if not count and fps:  # Matroska and WebM give a duration (the stream's or the file's), no count
+            if self.stream.duration:
+                count = round(float(self.stream.duration * self.stream.time_base) * fps)
+            elif self.container.duration:
+                count = round(self.container.duration / av.time_base * fps)
         self._start(first, _info(path, first.shape[1], first.shape[0], fps, count))
 
     def _decoded(self) -> Iterator[Any]:
+        """Every frame the file gives; each packet should give one, so those that did not are counted lost."""
         av = self._av
+        packets = frames = 0
         try:
             for packet in self.container.demux(self.stream):
+                packets += packet.size > 0  # the last, empty one only flushes the decoder
                 try:
-                    frames = packet.decode()
+                    decoded = packet.decode()
                 except av.error.InvalidDataError:
-                    continue  # a damaged packet is skipped, as players do
-                yield from frames
+                    continue  # a damaged packet is skipped, as players do (and counted)
+                frames += len(decoded)
+                yield from decoded
         except av.error.FFmpegError:
             return  # the file ends early or breaks off: ``truncated`` tells
+        self.lost = max(0, packets - frames)
 
     def _read(self) -> np.ndarray | I420 | None:
         frame = next(self._frames, None)
@@ -263,32 +273,29 @@ class I420VideoSource(_DecodedAhead):
             self.container.close()
 
 
-def _read_still(path: Path) -> np.ndarray | None:
-    """A photo decoded from its bytes (any file name), or None when it cannot be read."""
-    from ar_sudoku.io.images import ImageError, read_image
-
-    try:
-        return read_image(path).image
-    except ImageError:
-        return None
-
-
 class ImagesSource(FrameSource):
-    def __init__(self, paths: list[Path], name: str):
+    """Photos, each its own frame; one declaring more than ``max_pixels`` is refused before it is decoded."""
+
+    def __init__(self, paths: list[Path], name: str, max_pixels: int | None = None):
         if not paths:
             raise SourceError(f"{name}: no images found (looked for {', '.join(sorted(IMAGE_EXT))})")
         self.paths = paths
-        first = _read_still(paths[0])
-        if first is None:
-            raise SourceError(f"{paths[0]}: not an image OpenCV can read")
+        self.max_pixels = max_pixels
+        try:
+            first = read_image(paths[0], max_pixels=max_pixels).image
+        except TooManyPixels as exc:
+            raise SourceError(f"{paths[0]}: {exc} (--max-pixels N reads it)") from exc
+        except ImageError as exc:
+            raise SourceError(f"{paths[0]}: {exc}") from exc
         h, w = first.shape[:2]
         self.info = SourceInfo("images", w, h, 1.0, len(paths), name)
         self.skipped: list[str] = []
 
     def __iter__(self) -> Iterator[np.ndarray]:
         for p in self.paths:
-            img = _read_still(p)
-            if img is None:
+            try:
+                img = read_image(p, max_pixels=self.max_pixels).image
+            except ImageError:
                 self.skipped.append(str(p))
                 continue
             yield img
@@ -388,11 +395,12 @@ def _pyav_reads_turns() -> bool:
     return hasattr(av.VideoFrame, "rotation")
 
 
-def open_source(spec: str | int, i420: bool = False) -> FrameSource:
+def open_source(spec: str | int, i420: bool = False, max_pixels: int | None = None) -> FrameSource:
     """A camera index (``0``), a video file, an image file, or a folder of images.
 
     ``i420``: a video file's frames may come as :class:`~ar_sudoku.vision.yuv.I420` (a headless
-    recording's, which need no BGR); every other source gives BGR.
+    recording's, which need no BGR); every other source gives BGR. ``max_pixels``: a larger photo
+    (judged from its header) or video frame is refused.
     """
     check_source(spec)
     if isinstance(spec, int) or spec.isdigit():
@@ -400,10 +408,15 @@ def open_source(spec: str | int, i420: bool = False) -> FrameSource:
     path = Path(spec)
     if path.is_dir():
         images = sorted(p for p in path.iterdir() if p.suffix.lower() in IMAGE_EXT)
-        return ImagesSource(images, str(path))
+        return ImagesSource(images, str(path), max_pixels)
     if path.suffix.lower() in IMAGE_EXT:
-        return ImagesSource([path], str(path))
-    return I420VideoSource(path) if i420 and _pyav_reads_turns() else VideoFileSource(path)
+        return ImagesSource([path], str(path), max_pixels)
+    source = I420VideoSource(path) if i420 and _pyav_reads_turns() else VideoFileSource(path)
+    if max_pixels is not None and source.info.width * source.info.height > max_pixels:
+        source.close()
+        raise SourceError(f"{path}: its {source.info.width}×{source.info.height} frames are more than the "
+                          f"{max_pixels / 1e6:g} MP read (--max-pixels N reads them)")
+    return source
 
 
 def wait_fps(last: float, fps: float) -> float:

@@ -36,6 +36,7 @@ from ar_sudoku.vision.lattice import (
 from ar_sudoku.vision.yuv import I420
 
 WORK_SIZE = 640  # long side of the image the search runs on
+MIN_GRID_SIDE = 27  # a picture narrower than this (3 px a cell) holds no grid to read
 PROBE = 20  # pixels per cell in the structure test
 CLEAR_SCORE = 0.45  # a structure score above this needs no second opinion
 
@@ -94,7 +95,7 @@ def working_gray(frame: np.ndarray | I420, side: int) -> np.ndarray:
     scale = min(1.0, side / max(h, w))
     if scale == 1.0:
         return to_gray(frame)
-    size = (round(w * scale), round(h * scale))
+    size = (max(1, round(w * scale)), max(1, round(h * scale)))  # a sliver keeps a row
     k = round(1 / scale)
     if k * size[0] == w and k * size[1] == h:
         # a whole factor (4K to 1280x720: 3): grey of every k-th row, then every k-th pixel of those;
@@ -641,6 +642,8 @@ def find_grid(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.02
     """
     gray = to_gray(image)
     h, w = gray.shape[:2]
+    if min(h, w) < MIN_GRID_SIDE:  # a sliver (20000x2) or a dot: no grid, and nothing to shrink it to
+        return None
     scale = min(1.0, WORK_SIZE / max(h, w))
     small = shrink(gray, (round(w * scale), round(h * scale))) if scale < 1 else gray
     area_min = min_area * small.shape[0] * small.shape[1]

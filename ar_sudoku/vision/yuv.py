@@ -60,10 +60,13 @@ class I420:
     def planes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Y (h, w), U and V (h/2, w/2): writable views into ``data``, for drawing."""
         h, w = self.shape[:2]
-        q = h // 4  # rows of ``data`` each chroma plane takes: (h/2 x w/2) pixels packed into rows of w
+        # each chroma plane is (h/2 x w/2) pixels packed one after the other behind Y: by byte offset, since
+        # a height that is not a multiple of 4 (482) puts the V plane's start in the middle of a row of w
+        flat = self.data.reshape(-1)
+        n = (h // 2) * (w // 2)
         y = self.data[:h]
-        u = self.data[h: h + q].reshape(h // 2, w // 2)
-        v = self.data[h + q: h + 2 * q].reshape(h // 2, w // 2)
+        u = flat[h * w: h * w + n].reshape(h // 2, w // 2)
+        v = flat[h * w + n: h * w + 2 * n].reshape(h // 2, w // 2)
         return y, u, v
 
     def bgr(self) -> np.ndarray:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ar_sudoku.io.images import ImageError, Photo, decode_image
+from ar_sudoku.io.images import ImageError, Photo, decode_image, jpeg_size, webp_size
 
 SET_RE = re.compile(r"^r([1-9])c([1-9])=([0-9.])$", re.IGNORECASE)
 
@@ -36,53 +36,17 @@ class Header:
     height: int = 0
 
 
-def _jpeg_size(data: bytes) -> tuple[int, int]:
-    """Walk the JPEG's segments up to the first SOF marker, which holds the size."""
-    pos, n = 2, len(data)
-    while pos + 4 <= n:
-        if data[pos] != 0xFF:
-            return 0, 0  # not where a marker should be: let the decoder judge
-        code = data[pos + 1]
-        if code == 0xFF:  # fill byte
-            pos += 1
-            continue
-        if code in (0x01, *range(0xD0, 0xD8)):  # markers without a length
-            pos += 2
-            continue
-        if code in (0xD9, 0xDA):  # end of image, start of scan: no SOF before it
-            return 0, 0
-        (length,) = struct.unpack(">H", data[pos + 2 : pos + 4])
-        if 0xC0 <= code <= 0xCF and code not in (0xC4, 0xC8, 0xCC) and pos + 9 <= n:
-            h, w = struct.unpack(">HH", data[pos + 5 : pos + 9])
-            return w, h
-        pos += 2 + length
-    return 0, 0
-
-
-def _webp_size(data: bytes) -> tuple[int, int]:
-    chunk = data[12:16]
-    if chunk == b"VP8 " and len(data) >= 30:
-        w, h = struct.unpack("<HH", data[26:30])
-        return w & 0x3FFF, h & 0x3FFF
-    if chunk == b"VP8L" and len(data) >= 25:
-        b = int.from_bytes(data[21:25], "little")
-        return (b & 0x3FFF) + 1, ((b >> 14) & 0x3FFF) + 1
-    if chunk == b"VP8X" and len(data) >= 30:
-        return int.from_bytes(data[24:27], "little") + 1, int.from_bytes(data[27:30], "little") + 1
-    return 0, 0
-
-
 def sniff(data: bytes) -> Header:
     """The image kind and declared size from the first bytes; raises UploadError for what is plainly no image."""
     if not data:
         raise UploadError(400, "the photo is empty (0 bytes)")
     if data[:3] == b"\xff\xd8\xff":
-        return Header("jpeg", *_jpeg_size(data))
+        return Header("jpeg", *jpeg_size(data))
     if data[:8] == b"\x89PNG\r\n\x1a\n":
         w, h = struct.unpack(">II", data[16:24]) if len(data) >= 24 else (0, 0)
         return Header("png", w, h)
     if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return Header("webp", *_webp_size(data))
+        return Header("webp", *webp_size(data))
     if data[:2] == b"BM":
         return Header("bmp")
     if data[:4] in (b"II*\x00", b"MM\x00*"):
