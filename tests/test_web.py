@@ -251,6 +251,10 @@ def test_live_page_shows_the_solution_from_a_fake_camera(server, browser, tmp_pa
         context.grant_permissions(["camera"], origin=server)
         page = context.new_page()
         page.goto(server + "/live")
+        page.wait_for_timeout(300)
+        assert page.evaluate("window.liveStats.frames") == 0  # the camera starts only when asked
+        assert page.text_content("#start") == "Start camera"
+        page.click("#start")
         page.wait_for_function(f"window.lastReply && window.lastReply.solution === {json.dumps(expected)}",
                                timeout=15_000)
         page.wait_for_timeout(3000)  # a few seconds at full rate for the readout

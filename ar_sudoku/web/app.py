@@ -5,9 +5,11 @@ Routes::
     GET  /               the start page (links to both pages)
     GET  /photo          photo page: upload or take a photo, correct cells, see it solved
     GET  /live           live page: the camera, frames over a WebSocket, the overlay on a canvas
+    GET  /favicon.ico    the icon (an SVG, also linked from the pages)
     GET  /api/health     {"ok": true, ...}
     POST /api/read       multipart: photo, set (repeatable, r3c5=7), show -> the `image --json` object
     POST /api/annotate   the same fields -> the photo with the solution drawn on it (JPEG)
+    POST /api/solve      JSON {"givens": 81 chars, "show": ...}: a puzzle typed in by hand, solved
     GET  /api/examples   the bundled example photos
     GET  /examples/NAME  one of them (NAME from that list; never a path)
     WS   /ws/live        binary JPEG frames in, one JSON reply per frame out
@@ -44,10 +46,11 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 import ar_sudoku
-from ar_sudoku.ar.marks import MODES, Marks, Mode
+from ar_sudoku.ar.marks import MODES, Marks, Mode, plan_marks
 from ar_sudoku.ar.photo import PhotoAnalysis, analyse, annotate
 from ar_sudoku.ar.session import ARSession, FrameResult
 from ar_sudoku.errors import ArSudokuError
+from ar_sudoku.sudoku.solver import PuzzleFormatError, count_solutions, parse_line, solve
 from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.kinds import KindReader
 from ar_sudoku.web.upload import UploadError, decode_upload, frame_array, parse_sets
@@ -224,6 +227,38 @@ class WebApp:
         return Response(buf.tobytes(), media_type="image/jpeg",
                         headers={"X-Status": res.status, "X-Solution": res.solution or ""})
 
+    def _solve_typed(self, givens: str, show: Mode) -> dict[str, Any]:
+        """A puzzle typed into the page's empty grid (no grid was found in the photo): solved as the CLI would."""
+        board = parse_line(givens)
+        res = solve(board, self.cfg.timeout)
+        obj: dict[str, Any] = {"givens": givens, "solution": res.solution, "status": res.status, "message": "",
+                               "corners": None, "lattice": None, "marks": None}
+        if res.status == "solved" and res.solution:
+            if count_solutions(board, 2, self.cfg.timeout).count > 1:
+                obj["message"] = "several solutions: one is shown; type more of the puzzle's digits"
+            obj["marks"] = marks_json(plan_marks(show, givens, res.solution))
+        elif res.status != "solved":
+            obj["message"] = res.message
+        return obj
+
+    async def solve(self, request: Request) -> Response:
+        """POST /api/solve: {"givens": "53..7....", "show": "answer"} -> givens, solution, status, message, marks."""
+        try:
+            body = json.loads(await request.body() or b"null")
+        except ValueError:
+            return error(400, "send a JSON object: {\"givens\": \"53..7....\"} (81 cells, . or 0 for a blank)")
+        givens = body.get("givens") if isinstance(body, dict) else None
+        show = body.get("show", "answer") if isinstance(body, dict) else "answer"
+        if not isinstance(givens, str) or len(givens) != 81 or show not in MODES:
+            return error(400, "send {\"givens\": 81 characters (1-9, . or 0 for a blank), "
+                              f"\"show\": one of {', '.join(MODES)}}}")
+        try:
+            obj = await anyio.to_thread.run_sync(self._solve_typed, givens.replace("0", "."), show,
+                                                 limiter=self.reads())
+        except PuzzleFormatError as exc:
+            return error(400, str(exc))
+        return JSONResponse(obj)
+
     # ------------------------------------------------------------------ small routes
 
     async def health(self, request: Request) -> Response:
@@ -324,6 +359,12 @@ def _page(name: str) -> Any:
     return serve
 
 
+async def _favicon(request: Request) -> Response:
+    """Browsers ask for /favicon.ico whatever the page says: the same icon, so no page logs a 404."""
+    return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml",
+                        headers={"Cache-Control": "max-age=86400"})
+
+
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     return error(exc.status_code, str(exc.detail))
@@ -344,9 +385,11 @@ def create_app(config: WebConfig | None = None) -> Starlette:
         Route("/", _page("index.html")),
         Route("/photo", _page("photo.html")),
         Route("/live", _page("live.html")),
+        Route("/favicon.ico", _favicon),
         Route("/api/health", web.health),
         Route("/api/read", web.read, methods=["POST"]),
         Route("/api/annotate", web.annotate, methods=["POST"]),
+        Route("/api/solve", web.solve, methods=["POST"]),
         Route("/api/examples", web.list_examples),
         Route("/examples/{name}", web.example),
         WebSocketRoute("/ws/live", web.live),
