@@ -29,7 +29,7 @@ import json
 import logging
 import time
 from collections.abc import AsyncGenerator
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -56,15 +56,31 @@ from ar_sudoku.vision.kinds import KindReader
 from ar_sudoku.web.upload import UploadError, decode_upload, frame_array, parse_sets
 
 STATIC = Path(__file__).resolve().parent / "static"
-EXAMPLES = ("photo.jpg",)  # the only sample files offered, looked up by these names
+SUDOKU_PHOTOS = ("a training photo of the Sudoku dataset by B. Wicht and J. Hennebert "
+                 "(github.com/wichtounet/sudoku_dataset), CC-BY-4.0")
+
+
+@dataclass(frozen=True)
+class Example:
+    """A bundled photo the page offers, with where it comes from and under what licence."""
+
+    file: str  # in the static folder
+    title: str
+    credit: str
+
+
+# The only photos offered, looked up by these names (never a path). Each is under 400 KB (downscaled to
+# 1100 px); static/EXAMPLES.md says how each was made.
+EXAMPLES = {
+    "printed": Example("example-printed.jpg", "printed", f"{SUDOKU_PHOTOS}: image1006, downscaled"),
+    "written": Example("example-written.jpg", "written on", "a training photo of the sudoku-scanner dataset by "
+                       "A. Kubiesa, MIT licence (/static/LICENSE-handwritten-photos.txt): 02_17_iphone_14_0, "
+                       "downscaled"),
+    "curled": Example("example-curled.jpg", "curled", f"{SUDOKU_PHOTOS}: image1007, bent by 6% with "
+                      "ar_sudoku.vision.synth.bend and downscaled"),
+}
 MB = 1024 * 1024
 log = logging.getLogger("ar_sudoku.web")
-
-
-def find_samples() -> Path | None:
-    """The repository's ``samples/`` folder beside the package (a source checkout), or None."""
-    folder = Path(ar_sudoku.__file__).resolve().parent.parent / "samples"
-    return folder if folder.is_dir() else None
 
 
 @dataclass(frozen=True)
@@ -81,7 +97,6 @@ class WebConfig:
     max_reads: int = 2  # photos analysed at once (2 cores)
     timeout: float = 1.0  # solver deadline per photo, as `ar-sudoku image`
     model: str | None = None
-    samples: Path | None = field(default_factory=find_samples)
 
 
 def marks_json(marks: Marks | None) -> dict[str, Any] | None:
@@ -108,9 +123,7 @@ class WebApp:
         self.reader = DigitReader(config.model)
         self.kinds = KindReader()
         self.sessions = 0
-        self.examples: dict[str, Path] = {}
-        if config.samples is not None:
-            self.examples = {n: config.samples / n for n in EXAMPLES if (config.samples / n).is_file()}
+        self.examples = {n: e for n, e in EXAMPLES.items() if (STATIC / e.file).is_file()}
         self._uploads: asyncio.Semaphore | None = None
         self._reads: anyio.CapacityLimiter | None = None
 
@@ -266,13 +279,15 @@ class WebApp:
                              "max_live_sessions": self.cfg.max_sessions})
 
     async def list_examples(self, request: Request) -> Response:
-        return JSONResponse({"examples": [{"name": n, "url": f"/examples/{n}"} for n in self.examples]})
+        return JSONResponse({"examples": [{"name": n, "title": e.title, "credit": e.credit, "url": f"/examples/{n}"}
+                                          for n, e in self.examples.items()]})
 
     async def example(self, request: Request) -> Response:
-        path = self.examples.get(request.path_params["name"])  # a key of a fixed table, never a path
-        if path is None:
+        found = self.examples.get(request.path_params["name"])  # a key of a fixed table, never a path
+        if found is None:
             return error(404, "no such example")
-        return FileResponse(path, media_type="image/jpeg")
+        return FileResponse(STATIC / found.file, media_type="image/jpeg",
+                            headers={"Cache-Control": "max-age=86400"})
 
     # ------------------------------------------------------------------ live
 

@@ -95,24 +95,26 @@
       const { examples } = await res.json();
       for (const ex of examples) {
         const b = document.createElement("button");
-        b.textContent = `Example: ${ex.name}`;
+        b.textContent = `Example: ${ex.title}`;
+        b.title = ex.credit;
         b.addEventListener("click", async () => {
           say("Loading the example…");
           const blob = await (await fetch(ex.url)).blob();
-          load(blob, ex.name);
+          await load(blob, `example-${ex.name}.jpg`, ex.credit);
         });
         $("examples").appendChild(b);
       }
     } catch (e) { /* no examples: the list stays empty */ }
   }
 
-  async function load(blob, name) {
+  async function load(blob, name, credit = "") {
     if (blob.size > MAX_UPLOAD) {
       say(`That photo is ${(blob.size / 1048576).toFixed(1)} MB; the limit is 20 MB.`, true);
       return;
     }
     state.file = blob; state.name = name; state.sets.clear(); state.selected = null; state.reply = null;
     state.base = null; state.scrolled = false; state.failed = false;
+    $("credit").textContent = credit ? `Photo: ${credit}.` : "";
     try {
       state.bitmap = await createImageBitmap(blob, { imageOrientation: "from-image" });
     } catch (e) {
