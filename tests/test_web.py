@@ -32,6 +32,7 @@ PHOTO = ROOT / "samples" / "photo.jpg"
 DEMO = ROOT / "samples" / "demo.mp4"
 DOCS = ROOT / "docs"
 CHROMIUM = "/usr/bin/chromium"
+PHONE = {"width": 412, "height": 839}  # a Pixel 7's screen in CSS pixels
 FIX = "r1c8=3"  # a correction of a given that leaves the sample solvable, differently
 
 
@@ -177,13 +178,13 @@ def launch(p, *extra: str):
         pytest.skip(f"chromium cannot be launched here: {str(exc).splitlines()[0]}")
 
 
-def screenshot(page, name: str, tmp: Path, width: int = 900) -> Path:
+def screenshot(page, name: str, tmp: Path, width: int = 900, full_page: bool = False) -> Path:
     """A small PNG (``width`` px wide, most compression): the README's picture in docs/ when the environment
     says UPDATE_SCREENSHOTS=1, else in the test's temporary folder, so a test run leaves the tree as it was."""
     import cv2
     import numpy as np
 
-    img = cv2.imdecode(np.frombuffer(page.screenshot(), np.uint8), cv2.IMREAD_COLOR)
+    img = cv2.imdecode(np.frombuffer(page.screenshot(full_page=full_page), np.uint8), cv2.IMREAD_COLOR)
     k = width / img.shape[1]
     if k != 1:
         img = cv2.resize(img, (width, round(img.shape[0] * k)), interpolation=cv2.INTER_AREA)
@@ -205,7 +206,6 @@ def test_photo_page_reads_a_photo_and_solves_again_after_a_correction(server, br
         givens = page.eval_on_selector_all("#grid .cell", "cs => cs.map(c => c.classList.contains('given'))")
         assert "".join(shown) == first["solution"]  # givens, and the answers in the blanks
         assert "".join(d if g else "." for d, g in zip(shown, givens)) == first["givens"]
-        screenshot(page, "web-photo.png", tmp_path)
 
         page.click('#grid .cell[data-cell="7"]')  # r1c8
         page.keyboard.press("3")
@@ -250,7 +250,7 @@ def test_live_page_shows_the_solution_from_a_fake_camera(server, browser, tmp_pa
     b = launch(browser, "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
                f"--use-file-for-fake-video-capture={y4m}", "--autoplay-policy=no-user-gesture-required")
     try:
-        context = b.new_context(viewport={"width": 1000, "height": 720})
+        context = b.new_context(viewport=PHONE)
         context.grant_permissions(["camera"], origin=server)
         page = context.new_page()
         page.goto(server + "/live")
@@ -266,10 +266,10 @@ def test_live_page_shows_the_solution_from_a_fake_camera(server, browser, tmp_pa
               f"{stats['first_solution_ms']:.0f} ms after the socket opened, "
               f"{stats['fps']:.1f} fps, median latency {stats['latency_ms']:.0f} ms, {stats['frames']} frames")
         assert stats["frames"] > 10 and stats["fps"] > 2
-        # the picture for the README: solved, and the paper moving slowly (the overlay is one reply old)
-        steady = "window.liveStats.motion_px !== null && window.liveStats.motion_px < 3"
-        page.wait_for_function(f"window.lastReply.solution && {steady}", timeout=10_000)
-        screenshot(page, "web-live.png", tmp_path)
+        # the picture for the README: solved, taken while the paper moves (the picture is the reply's own frame)
+        page.wait_for_function("window.lastReply.solution && window.liveDrawn && window.liveStats.motion_px > 3",
+                               timeout=10_000)
+        screenshot(page, "web-live.png", tmp_path, width=412)
         assert health(server)["live_sessions"] == 1
     finally:
         b.close()
@@ -277,7 +277,6 @@ def test_live_page_shows_the_solution_from_a_fake_camera(server, browser, tmp_pa
 
 # ---------------------------------------------------------------------------------------- curled and moving pages
 
-PHONE = {"width": 412, "height": 839}  # a Pixel 7's screen in CSS pixels
 
 
 def curled_photo(bow: float = 0.06, size: tuple[int, int] = (1280, 960)):
@@ -412,9 +411,6 @@ def test_live_overlay_stays_on_a_moving_curled_page(server, browser, tmp_path):
         page.click("#start")
         page.wait_for_function("window.lastReply && window.lastReply.solution", timeout=20_000)
         samples = page.evaluate(SAMPLE_JS, [4000, FRAME_BITS])
-        if os.environ.get("UPDATE_SCREENSHOTS") == "1":  # the README's picture, taken while the paper moves
-            page.wait_for_function("window.liveDrawn && window.liveStats.motion_px > 4", timeout=10_000)
-            screenshot(page, "web-live.png", tmp_path, width=412)
     finally:
         b.close()
     errors, digit_errors, motion = [], [], []
@@ -539,8 +535,8 @@ def test_photo_page_on_a_phone_corrections_do_what_they_show(server, browser, tm
         top = page.locator('#grid .cell[data-cell="0"]').bounding_box()
         pad = page.locator("#pad").bounding_box()
         assert top["y"] >= 0 and pad["y"] + pad["height"] <= PHONE["height"]  # first row and pad in view
-        if os.environ.get("UPDATE_SCREENSHOTS") == "1":
-            screenshot(page, "web-photo.png", tmp_path, width=412)
+        assert page.locator("#status").bounding_box()["y"] >= 0  # and what was read
+        screenshot(page, "web-photo.png", tmp_path, width=412, full_page=True)
 
         for mode in ("check", "hint", "answer"):  # nine rows of one height, empty or not
             page.click(f'#modes button[data-mode="{mode}"]')

@@ -173,10 +173,11 @@
     if (state.again) { state.again = false; submit(); }
   }
 
-  // After an upload on a small screen: the grid's first row and the pad in view (the photo is above).
+  // After an upload on a small screen: what was read, the grid's first row and the pad in view (the
+  // photo is just above: one swipe back).
   function bringGridIntoView() {
-    const top = grid.getBoundingClientRect().top, bottom = pad.getBoundingClientRect().bottom;
-    if (top < 0 || bottom > window.innerHeight) grid.scrollIntoView({ block: "start" });
+    const top = status.getBoundingClientRect().top, bottom = pad.getBoundingClientRect().bottom;
+    if (top < 0 || bottom > window.innerHeight) status.scrollIntoView({ block: "start" });
   }
 
   // ---------------------------------------------------------------- drawing
