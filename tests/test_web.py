@@ -598,3 +598,26 @@ def test_photo_page_on_a_phone_corrections_do_what_they_show(server, browser, tm
         assert problems == []
     finally:
         b.close()
+
+
+def test_a_live_page_refused_as_busy_waits_and_connects_when_a_place_frees_up(browser, tmp_path):
+    """With one live place taken, a second page is refused (1013), says the server is busy, and connects by
+    itself once the first page closes."""
+    y4m = tmp_path / "camera.y4m"
+    make_y4m(y4m, frames=60)
+    with serving(WebConfig(max_sessions=1)) as base:
+        b, first = fake_camera(browser, y4m, base)
+        try:
+            first.goto(base + "/live")
+            first.click("#start")
+            first.wait_for_function("window.liveDrawn", timeout=20_000)
+            second = first.context.new_page()
+            second.goto(base + "/live")
+            second.click("#start")
+            second.wait_for_function("document.getElementById('readout').textContent.includes('busy')",
+                                     timeout=20_000)
+            assert second.evaluate("window.liveStats.frames") == 0
+            first.close()
+            second.wait_for_function("window.liveStats.connects >= 1 && window.liveDrawn", timeout=20_000)
+        finally:
+            b.close()
