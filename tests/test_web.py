@@ -621,3 +621,31 @@ def test_a_live_page_refused_as_busy_waits_and_connects_when_a_place_frees_up(br
             second.wait_for_function("window.liveStats.connects >= 1 && window.liveDrawn", timeout=20_000)
         finally:
             b.close()
+
+
+def post_json(url: str, body: bytes) -> tuple[int, dict]:
+    req = urllib.request.Request(url, body, {"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as res:
+            return res.status, json.loads(res.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+def test_api_solve_solves_a_typed_puzzle_and_refuses_bad_ones(server):
+    """POST /api/solve: a puzzle typed by hand is solved with its marks; clashing givens say so in words;
+    a malformed request is a 400 with one line."""
+    from conftest import EASY, EASY_SOLUTION
+
+    status, obj = post_json(server + "/api/solve", json.dumps({"givens": EASY, "show": "answer"}).encode())
+    assert status == 200 and obj["status"] == "solved" and obj["solution"] == EASY_SOLUTION
+    assert len(obj["marks"]["answers"]) == EASY.count(".") and obj["message"] == ""
+    clash = "55" + EASY[2:]  # r1c1 and r1c2 both 5
+    status, obj = post_json(server + "/api/solve", json.dumps({"givens": clash}).encode())
+    assert status == 200 and obj["status"] == "invalid" and obj["solution"] is None and obj["message"]
+    status, obj = post_json(server + "/api/solve", json.dumps({"givens": "5" + "." * 80}).encode())
+    assert status == 200 and "several solutions" in obj["message"]
+    for bad in (b"not json", b"[1, 2]", json.dumps({"givens": EASY[:80]}).encode(),
+                json.dumps({"givens": "x" * 81}).encode(), json.dumps({"givens": EASY, "show": "all"}).encode()):
+        status, obj = post_json(server + "/api/solve", bad)
+        assert status == 400 and obj["error"] and "Traceback" not in obj["error"], bad

@@ -38,10 +38,12 @@
     return s[Math.floor(s.length / 2)];
   };
 
-  // The picture as large as fits: the stage's width, and the height left above the controls.
+  // The picture as large as fits: the stage's width, and the height left above the controls (beside
+  // them on a low landscape screen, where the stylesheet puts the controls on the right).
+  const sideBySide = window.matchMedia("(orientation: landscape) and (max-height: 600px)");
   function fit() {
     const fw = video.videoWidth || 16, fh = video.videoHeight || 9;
-    const below = $("below").offsetHeight;
+    const below = sideBySide.matches ? 0 : $("below").offsetHeight;
     const availH = Math.max(120, window.innerHeight - stage.getBoundingClientRect().top - window.scrollY - below - 4);
     const k = Math.min(stage.clientWidth / fw, availH / fh);
     const w = Math.round(fw * k), h = Math.round(fh * k);
