@@ -254,8 +254,9 @@ def test_live_page_shows_the_solution_from_a_fake_camera(server, browser, tmp_pa
         context.grant_permissions(["camera"], origin=server)
         page = context.new_page()
         page.goto(server + "/live")
-        page.wait_for_timeout(300)
-        assert page.evaluate("window.liveStats.frames") == 0  # the camera starts only when asked
+        page.wait_for_load_state("networkidle")
+        # the camera starts only when asked, and the button says so
+        assert page.evaluate("document.getElementById('video').srcObject") is None
         assert page.text_content("#start") == "Start camera"
         page.click("#start")
         page.wait_for_function(f"window.lastReply && window.lastReply.solution === {json.dumps(expected)}",
@@ -406,6 +407,7 @@ def test_live_overlay_stays_on_a_moving_curled_page(server, browser, tmp_path):
     y4m = tmp_path / "moving.y4m"
     truths = moving_y4m(y4m)
     b, page = fake_camera(browser, y4m, server)
+    problems = watch(page)
     try:
         page.goto(server + "/live")
         page.click("#start")
@@ -413,6 +415,7 @@ def test_live_overlay_stays_on_a_moving_curled_page(server, browser, tmp_path):
         samples = page.evaluate(SAMPLE_JS, [4000, FRAME_BITS])
     finally:
         b.close()
+    assert problems == []  # no console error, no 404, while the camera runs
     errors, digit_errors, motion = [], [], []
     for s in samples:
         if not s["corners"] or s["frame"] >= len(truths):
