@@ -139,10 +139,11 @@
     };
   }
 
-  // A reply that does not come (a network that went silent without closing) counts as a drop.
+  // A reply that does not come (a network that went silent without closing) counts as a drop. Lenient:
+  // a false drop costs the server's session (its votes and solution), so only a long silence counts.
   function arm() {
     clearTimeout(watchdog);
-    const limit = Math.max(1500, 6 * (stats.interval_ms || 100));
+    const limit = Math.max(4000, 10 * (stats.interval_ms || 100));
     watchdog = setTimeout(() => running && dropped("The server stopped answering."), limit);
   }
 
