@@ -652,3 +652,27 @@ def test_api_solve_solves_a_typed_puzzle_and_refuses_bad_ones(server):
                 json.dumps({"givens": "x" * 81}).encode(), json.dumps({"givens": EASY, "show": "all"}).encode()):
         status, obj = post_json(server + "/api/solve", bad)
         assert status == 400 and obj["error"] and "Traceback" not in obj["error"], bad
+
+
+@pytest.mark.parametrize("viewport", [PHONE, {"width": 839, "height": 412}], ids=["portrait", "landscape"])
+def test_live_picture_fits_the_screen_with_its_controls(browser, server, tmp_path, viewport):
+    """Portrait or landscape, the whole picture is on screen, as large as fits, and the status and the
+    buttons are on screen with it (below it, or beside it on a low landscape screen)."""
+    y4m = tmp_path / "camera.y4m"
+    make_y4m(y4m, frames=30)
+    b, page = fake_camera(browser, y4m, server, viewport)
+    try:
+        page.goto(server + "/live")
+        page.click("#start")
+        page.wait_for_function("window.liveDrawn", timeout=20_000)
+        pic = page.locator("#view").bounding_box()
+        for sel in ("#start", "#readout", '#modes button[data-mode="hint"]'):
+            box = page.locator(sel).bounding_box()
+            assert box["y"] >= 0 and box["y"] + box["height"] <= viewport["height"], sel
+            assert box["y"] >= pic["y"] + pic["height"] - 1 or box["x"] >= pic["x"] + pic["width"] - 1, sel
+        assert pic["y"] >= 0 and pic["y"] + pic["height"] <= viewport["height"] + 0.5
+        assert pic["x"] >= -0.5 and pic["x"] + pic["width"] <= viewport["width"] + 0.5
+        # as large as fits: the full width, or the full height left beside/above the controls
+        assert pic["width"] >= viewport["width"] - 1 or pic["width"] >= viewport["width"] - 240
+    finally:
+        b.close()
