@@ -676,3 +676,73 @@ def test_live_picture_fits_the_screen_with_its_controls(browser, server, tmp_pat
         assert pic["width"] >= viewport["width"] - 1 or pic["width"] >= viewport["width"] - 240
     finally:
         b.close()
+
+
+class SilentProxy:
+    """A TCP relay to ``port`` that can go silent: while ``silent`` is set, bytes either way are swallowed
+    and no connection is closed (a phone's network that stalls without a reset)."""
+
+    def __init__(self, port: int):
+        import socket
+
+        self.upstream = port
+        self.silent = threading.Event()
+        self.listener = bind("127.0.0.1", 0)
+        self.port = self.listener.getsockname()[1]
+        self.socks: list[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        import socket
+
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            server = socket.create_connection(("127.0.0.1", self.upstream))
+            self.socks += [client, server]
+            for a, b in ((client, server), (server, client)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    def _pump(self, src, dst) -> None:
+        while True:
+            try:
+                data = src.recv(65536)
+                if not data:
+                    break
+                if not self.silent.is_set():
+                    dst.sendall(data)
+            except OSError:
+                break
+        with contextlib.suppress(OSError):
+            dst.shutdown(2)
+
+    def close(self) -> None:
+        self.listener.close()
+        for s in self.socks:
+            with contextlib.suppress(OSError):
+                s.close()
+
+
+def test_live_page_treats_a_silent_network_as_a_drop_and_comes_back(browser, server, tmp_path):
+    """The network goes silent (no reply, no close): the page clears the overlay, says so, and retries;
+    once bytes flow again it is live again by itself."""
+    y4m = tmp_path / "camera.y4m"
+    make_y4m(y4m, frames=30)
+    proxy = SilentProxy(int(server.rsplit(":", 1)[1]))
+    base = f"http://127.0.0.1:{proxy.port}"
+    b, page = fake_camera(browser, y4m, base)
+    try:
+        page.goto(base + "/live")
+        page.click("#start")
+        page.wait_for_function("window.liveDrawn && window.liveStats.frames > 5", timeout=20_000)
+        proxy.silent.set()
+        page.wait_for_function("window.liveStats.drops >= 1", timeout=20_000)
+        assert page.evaluate("document.getElementById('view').hidden && window.liveDrawn === null")
+        assert "Reconnecting" in page.text_content("#readout")
+        proxy.silent.clear()
+        page.wait_for_function("window.liveStats.connects >= 2 && window.liveDrawn", timeout=30_000)
+    finally:
+        b.close()
+        proxy.close()

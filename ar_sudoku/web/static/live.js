@@ -131,6 +131,9 @@
     inFlight = false;
     if (!stats.drops) show("Connecting…");
     sock.onmessage = (ev) => ws === sock && onReply(JSON.parse(ev.data));
+    // a server that accepts but never greets (a half-dead network) is tried again, not waited on forever
+    clearTimeout(watchdog);
+    watchdog = setTimeout(() => ws === sock && !running && dropped("No answer from the server."), 5000);
     sock.onclose = (ev) => {
       if (ws !== sock) return;
       if (ev.code === 1013) dropped("The server is busy (all its live places are taken): waiting for one to free up.");
