@@ -652,6 +652,8 @@ def test_api_solve_solves_a_typed_puzzle_and_refuses_bad_ones(server):
                 json.dumps({"givens": "x" * 81}).encode(), json.dumps({"givens": EASY, "show": "all"}).encode()):
         status, obj = post_json(server + "/api/solve", bad)
         assert status == 400 and obj["error"] and "Traceback" not in obj["error"], bad
+    status, obj = post_json(server + "/api/solve", b" " * (65 * 1024))
+    assert status == 413 and obj["error"]
 
 
 @pytest.mark.parametrize("viewport", [PHONE, {"width": 839, "height": 412}], ids=["portrait", "landscape"])

@@ -80,6 +80,7 @@ EXAMPLES = {
                       "ar_sudoku.vision.synth.bend and downscaled"),
 }
 MB = 1024 * 1024
+SOLVE_BODY = 64 * 1024  # POST /api/solve's body
 log = logging.getLogger("ar_sudoku.web")
 
 
@@ -256,8 +257,13 @@ class WebApp:
 
     async def solve(self, request: Request) -> Response:
         """POST /api/solve: {"givens": "53..7....", "show": "answer"} -> givens, solution, status, message, marks."""
+        raw = b""
+        async for chunk in request.stream():  # a typed puzzle is ~100 bytes: a larger body is refused unread
+            raw += chunk
+            if len(raw) > SOLVE_BODY:
+                return error(413, f"a puzzle to solve is at most {SOLVE_BODY // 1024} KB of JSON")
         try:
-            body = json.loads(await request.body() or b"null")
+            body = json.loads(raw or b"null")
         except ValueError:
             return error(400, "send a JSON object: {\"givens\": \"53..7....\"} (81 cells, . or 0 for a blank)")
         givens = body.get("givens") if isinstance(body, dict) else None
