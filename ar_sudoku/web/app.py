@@ -5,9 +5,11 @@ Routes::
     GET  /               the start page (links to both pages)
     GET  /photo          photo page: upload or take a photo, correct cells, see it solved
     GET  /live           live page: the camera, frames over a WebSocket, the overlay on a canvas
+    GET  /favicon.ico    the icon (an SVG, also linked from the pages)
     GET  /api/health     {"ok": true, ...}
     POST /api/read       multipart: photo, set (repeatable, r3c5=7), show -> the `image --json` object
     POST /api/annotate   the same fields -> the photo with the solution drawn on it (JPEG)
+    POST /api/solve      JSON {"givens": 81 chars, "show": ...}: a puzzle typed in by hand, solved
     GET  /api/examples   the bundled example photos
     GET  /examples/NAME  one of them (NAME from that list; never a path)
     WS   /ws/live        binary JPEG frames in, one JSON reply per frame out
@@ -27,7 +29,7 @@ import json
 import logging
 import time
 from collections.abc import AsyncGenerator
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -44,24 +46,42 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 import ar_sudoku
-from ar_sudoku.ar.marks import MODES, Marks, Mode
+from ar_sudoku.ar.marks import MODES, Marks, Mode, plan_marks
 from ar_sudoku.ar.photo import PhotoAnalysis, analyse, annotate
 from ar_sudoku.ar.session import ARSession, FrameResult
 from ar_sudoku.errors import ArSudokuError
+from ar_sudoku.sudoku.solver import PuzzleFormatError, count_solutions, parse_line, solve
 from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.kinds import KindReader
 from ar_sudoku.web.upload import UploadError, decode_upload, frame_array, parse_sets
 
 STATIC = Path(__file__).resolve().parent / "static"
-EXAMPLES = ("photo.jpg",)  # the only sample files offered, looked up by these names
+SUDOKU_PHOTOS = ("a training photo of the Sudoku dataset by B. Wicht and J. Hennebert "
+                 "(github.com/wichtounet/sudoku_dataset), CC-BY-4.0")
+
+
+@dataclass(frozen=True)
+class Example:
+    """A bundled photo the page offers, with where it comes from and under what licence."""
+
+    file: str  # in the static folder
+    title: str
+    credit: str
+
+
+# The only photos offered, looked up by these names (never a path). Each is under 400 KB (downscaled to
+# 1100 px); static/EXAMPLES.md says how each was made.
+EXAMPLES = {
+    "printed": Example("example-printed.jpg", "printed", f"{SUDOKU_PHOTOS}: image1006, downscaled"),
+    "written": Example("example-written.jpg", "written on", "a training photo of the sudoku-scanner dataset by "
+                       "A. Kubiesa, MIT licence (/static/LICENSE-handwritten-photos.txt): 02_17_iphone_14_0, "
+                       "downscaled"),
+    "curled": Example("example-curled.jpg", "curled", f"{SUDOKU_PHOTOS}: image1007, bent by 6% with "
+                      "ar_sudoku.vision.synth.bend and downscaled"),
+}
 MB = 1024 * 1024
+SOLVE_BODY = 64 * 1024  # POST /api/solve's body
 log = logging.getLogger("ar_sudoku.web")
-
-
-def find_samples() -> Path | None:
-    """The repository's ``samples/`` folder beside the package (a source checkout), or None."""
-    folder = Path(ar_sudoku.__file__).resolve().parent.parent / "samples"
-    return folder if folder.is_dir() else None
 
 
 @dataclass(frozen=True)
@@ -78,7 +98,6 @@ class WebConfig:
     max_reads: int = 2  # photos analysed at once (2 cores)
     timeout: float = 1.0  # solver deadline per photo, as `ar-sudoku image`
     model: str | None = None
-    samples: Path | None = field(default_factory=find_samples)
 
 
 def marks_json(marks: Marks | None) -> dict[str, Any] | None:
@@ -105,9 +124,7 @@ class WebApp:
         self.reader = DigitReader(config.model)
         self.kinds = KindReader()
         self.sessions = 0
-        self.examples: dict[str, Path] = {}
-        if config.samples is not None:
-            self.examples = {n: config.samples / n for n in EXAMPLES if (config.samples / n).is_file()}
+        self.examples = {n: e for n, e in EXAMPLES.items() if (STATIC / e.file).is_file()}
         self._uploads: asyncio.Semaphore | None = None
         self._reads: anyio.CapacityLimiter | None = None
 
@@ -224,6 +241,43 @@ class WebApp:
         return Response(buf.tobytes(), media_type="image/jpeg",
                         headers={"X-Status": res.status, "X-Solution": res.solution or ""})
 
+    def _solve_typed(self, givens: str, show: Mode) -> dict[str, Any]:
+        """A puzzle typed into the page's empty grid (no grid was found in the photo): solved as the CLI would."""
+        board = parse_line(givens)
+        res = solve(board, self.cfg.timeout)
+        obj: dict[str, Any] = {"givens": givens, "solution": res.solution, "status": res.status, "message": "",
+                               "corners": None, "lattice": None, "marks": None}
+        if res.status == "solved" and res.solution:
+            if count_solutions(board, 2, self.cfg.timeout).count > 1:
+                obj["message"] = "several solutions: one is shown; type more of the puzzle's digits"
+            obj["marks"] = marks_json(plan_marks(show, givens, res.solution))
+        elif res.status != "solved":
+            obj["message"] = res.message
+        return obj
+
+    async def solve(self, request: Request) -> Response:
+        """POST /api/solve: {"givens": "53..7....", "show": "answer"} -> givens, solution, status, message, marks."""
+        raw = b""
+        async for chunk in request.stream():  # a typed puzzle is ~100 bytes: a larger body is refused unread
+            raw += chunk
+            if len(raw) > SOLVE_BODY:
+                return error(413, f"a puzzle to solve is at most {SOLVE_BODY // 1024} KB of JSON")
+        try:
+            body = json.loads(raw or b"null")
+        except ValueError:
+            return error(400, "send a JSON object: {\"givens\": \"53..7....\"} (81 cells, . or 0 for a blank)")
+        givens = body.get("givens") if isinstance(body, dict) else None
+        show = body.get("show", "answer") if isinstance(body, dict) else "answer"
+        if not isinstance(givens, str) or len(givens) != 81 or show not in MODES:
+            return error(400, "send {\"givens\": 81 characters (1-9, . or 0 for a blank), "
+                              f"\"show\": one of {', '.join(MODES)}}}")
+        try:
+            obj = await anyio.to_thread.run_sync(self._solve_typed, givens.replace("0", "."), show,
+                                                 limiter=self.reads())
+        except PuzzleFormatError as exc:
+            return error(400, str(exc))
+        return JSONResponse(obj)
+
     # ------------------------------------------------------------------ small routes
 
     async def health(self, request: Request) -> Response:
@@ -231,13 +285,15 @@ class WebApp:
                              "max_live_sessions": self.cfg.max_sessions})
 
     async def list_examples(self, request: Request) -> Response:
-        return JSONResponse({"examples": [{"name": n, "url": f"/examples/{n}"} for n in self.examples]})
+        return JSONResponse({"examples": [{"name": n, "title": e.title, "credit": e.credit, "url": f"/examples/{n}"}
+                                          for n, e in self.examples.items()]})
 
     async def example(self, request: Request) -> Response:
-        path = self.examples.get(request.path_params["name"])  # a key of a fixed table, never a path
-        if path is None:
+        found = self.examples.get(request.path_params["name"])  # a key of a fixed table, never a path
+        if found is None:
             return error(404, "no such example")
-        return FileResponse(path, media_type="image/jpeg")
+        return FileResponse(STATIC / found.file, media_type="image/jpeg",
+                            headers={"Cache-Control": "max-age=86400"})
 
     # ------------------------------------------------------------------ live
 
@@ -324,6 +380,12 @@ def _page(name: str) -> Any:
     return serve
 
 
+async def _favicon(request: Request) -> Response:
+    """Browsers ask for /favicon.ico whatever the page says: the same icon, so no page logs a 404."""
+    return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml",
+                        headers={"Cache-Control": "max-age=86400"})
+
+
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     return error(exc.status_code, str(exc.detail))
@@ -344,9 +406,11 @@ def create_app(config: WebConfig | None = None) -> Starlette:
         Route("/", _page("index.html")),
         Route("/photo", _page("photo.html")),
         Route("/live", _page("live.html")),
+        Route("/favicon.ico", _favicon),
         Route("/api/health", web.health),
         Route("/api/read", web.read, methods=["POST"]),
         Route("/api/annotate", web.annotate, methods=["POST"]),
+        Route("/api/solve", web.solve, methods=["POST"]),
         Route("/api/examples", web.list_examples),
         Route("/examples/{name}", web.example),
         WebSocketRoute("/ws/live", web.live),

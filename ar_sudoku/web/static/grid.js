@@ -1,6 +1,8 @@
-// The grid's plane on a canvas: a homography from the unit square to the four corners, and the
-// marks (answers, mistakes, hint ring/shade/small digits) drawn in perspective, as the desktop
-// overlay draws them. Shared by the photo page and the live page.
+// The grid's plane on a canvas: the marks (answers, mistakes, hint ring/shade/small digits) drawn in
+// perspective, as the desktop overlay draws them. A curled page is drawn through its lattice, cell by
+// cell: each cell has its own homography from its four crossings, so a digit sits where the paper's
+// cell is, not where one homography of the four outer corners would put it. A flat page is the case
+// where the lattice is made from the corners. Shared by the photo page and the live page.
 "use strict";
 
 const ARGrid = (() => {
@@ -50,17 +52,39 @@ const ARGrid = (() => {
     return [(H[0] * u + H[1] * v + H[2]) / w, (H[3] * u + H[4] * v + H[5]) / w];
   }
 
-  // The affine map that best matches H around a cell's centre: cell-local units (-0.5..0.5) to pixels.
-  function cellAffine(H, cell) {
-    const r = Math.floor(cell / 9), c = cell % 9, u = (c + 0.5) / 9, v = (r + 0.5) / 9, e = 1e-3;
-    const p = apply(H, u, v), pu = apply(H, u + e, v), pv = apply(H, u, v + e);
-    const k = 1 / 9 / e;
-    return [(pu[0] - p[0]) * k, (pu[1] - p[1]) * k, (pv[0] - p[0]) * k, (pv[1] - p[1]) * k, p[0], p[1]];
+  // The 10x10 crossings (row by row) of a flat grid with these corners.
+  function latticeOf(corners) {
+    const H = homography(corners);
+    if (!H) return null;
+    const out = [];
+    for (let r = 0; r <= 9; r++) for (let c = 0; c <= 9; c++) out.push(apply(H, c / 9, r / 9));
+    return out;
   }
 
-  function cellQuad(H, cell) {
-    const r = Math.floor(cell / 9), c = cell % 9;
-    return [[c, r], [c + 1, r], [c + 1, r + 1], [c, r + 1]].map(([x, y]) => apply(H, x / 9, y / 9));
+  // A grid's geometry on the canvas: per cell, the homography from the unit square to its 4 crossings.
+  function geometry(corners, lattice) {
+    const pts = lattice && lattice.length === 100 ? lattice : latticeOf(corners);
+    if (!pts || !pts.every(([x, y]) => Number.isFinite(x) && Number.isFinite(y))) return null;
+    const at = (r, c) => pts[r * 10 + c];
+    const cells = [];
+    for (let r = 0; r < 9; r++) {
+      for (let c = 0; c < 9; c++) {
+        const quad = [at(r, c), at(r, c + 1), at(r + 1, c + 1), at(r + 1, c)];
+        cells.push({ quad, H: homography(quad) });
+      }
+    }
+    const border = [];
+    for (let c = 0; c < 9; c++) border.push(at(0, c));
+    for (let r = 0; r < 9; r++) border.push(at(r, 9));
+    for (let c = 9; c > 0; c--) border.push(at(9, c));
+    for (let r = 9; r > 0; r--) border.push(at(r, 0));
+    return { cells, border, corners: [at(0, 0), at(0, 9), at(9, 9), at(9, 0)] };
+  }
+
+  // The affine map that best matches a cell's homography at its centre: cell-local units (-0.5..0.5) to pixels.
+  function cellAffine(H) {
+    const e = 1e-3, p = apply(H, 0.5, 0.5), pu = apply(H, 0.5 + e, 0.5), pv = apply(H, 0.5, 0.5 + e);
+    return [(pu[0] - p[0]) / e, (pu[1] - p[1]) / e, (pv[0] - p[0]) / e, (pv[1] - p[1]) / e, p[0], p[1]];
   }
 
   function path(ctx, pts) {
@@ -69,27 +93,31 @@ const ARGrid = (() => {
     ctx.closePath();
   }
 
-  // Run draw(ctx) with cell-local units (1 = one cell) mapped into the cell's perspective.
-  function inCell(ctx, H, cell, draw) {
-    const [a, b, c, d, e, f] = cellAffine(H, cell);
+  // Run draw(ctx) with cell-local units (100 = one cell) mapped into the cell's perspective.
+  function inCell(ctx, geo, cell, draw) {
+    const H = geo.cells[cell].H;
+    if (!H) return null;
+    const [a, b, c, d, e, f] = cellAffine(H);
     ctx.save();
     ctx.transform(a / 100, b / 100, c / 100, d / 100, e, f); // 100 units a cell: fonts render crisply
     draw();
     ctx.restore();
+    return [e, f];
   }
 
-  function text(ctx, H, cell, t, color, size, dx = 0, dy = 0) {
-    inCell(ctx, H, cell, () => {
+  function text(ctx, geo, cell, t, color, size, placed, dx = 0, dy = 0) {
+    const at = inCell(ctx, geo, cell, () => {
       ctx.fillStyle = color;
       ctx.font = `bold ${size}px system-ui, sans-serif`;
       ctx.textAlign = "center";
       ctx.textBaseline = "middle";
       ctx.fillText(t, dx, dy + size * 0.05);
     });
+    if (at && !dx && !dy) placed.push([cell, t, at[0], at[1]]);
   }
 
-  function ring(ctx, H, cell, color) {
-    inCell(ctx, H, cell, () => {
+  function ring(ctx, geo, cell, color) {
+    inCell(ctx, geo, cell, () => {
       ctx.strokeStyle = color;
       ctx.lineWidth = 7;
       ctx.beginPath();
@@ -98,29 +126,34 @@ const ARGrid = (() => {
     });
   }
 
-  // Draw ``marks`` (the server's Marks as JSON) for a grid at ``corners`` (already in canvas pixels).
+  // Draw ``marks`` (the server's Marks as JSON) for a grid at ``corners``, through ``lattice`` (the 100
+  // crossings) when given; both already in canvas pixels. Returns what was drawn where (the outline's
+  // corners and each digit's centre, [cell, digit, x, y]), or null when the geometry is degenerate.
   function drawMarks(ctx, corners, marks, opts = {}) {
-    const H = homography(corners);
-    if (!H) return;
+    const geo = geometry(corners, opts.lattice);
+    if (!geo) return null;
+    const placed = [];
     if (opts.outline) {
       ctx.save();
       ctx.strokeStyle = opts.outline;
       ctx.lineWidth = 3;
-      path(ctx, corners);
+      path(ctx, geo.border);
       ctx.stroke();
       ctx.restore();
     }
-    if (!marks) return;
-    ctx.fillStyle = COLORS.shade;
-    for (const cell of marks.shade || []) { path(ctx, cellQuad(H, cell)); ctx.fill(); }
-    for (const [cell, d] of marks.answers || []) text(ctx, H, cell, d, COLORS.answer, 68);
-    for (const cell of marks.ring || []) ring(ctx, H, cell, COLORS.hint);
-    for (const cell of marks.mistakes || []) ring(ctx, H, cell, COLORS.mistake);
-    for (const [cell, t] of marks.small || []) {
-      if (/^\d$/.test(t)) text(ctx, H, cell, t, COLORS.hint, 60);
-      else text(ctx, H, cell, t, COLORS.hint, 34, 22, -26);
+    if (marks) {
+      ctx.fillStyle = COLORS.shade;
+      for (const cell of marks.shade || []) { path(ctx, geo.cells[cell].quad); ctx.fill(); }
+      for (const [cell, d] of marks.answers || []) text(ctx, geo, cell, d, COLORS.answer, 68, placed);
+      for (const cell of marks.ring || []) ring(ctx, geo, cell, COLORS.hint);
+      for (const cell of marks.mistakes || []) ring(ctx, geo, cell, COLORS.mistake);
+      for (const [cell, t] of marks.small || []) {
+        if (/^\d$/.test(t)) text(ctx, geo, cell, t, COLORS.hint, 60, placed);
+        else text(ctx, geo, cell, t, COLORS.hint, 34, placed, 22, -26);
+      }
     }
+    return { corners: geo.corners, placed };
   }
 
-  return { homography, apply, drawMarks, solveLinear, COLORS };
+  return { homography, apply, latticeOf, drawMarks, solveLinear, COLORS };
 })();

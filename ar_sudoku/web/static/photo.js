@@ -42,11 +42,26 @@
     render();
   }
 
+  // No grid in the photo (or no photo yet): the grid is empty and what is typed is the puzzle.
+  const manual = () => !state.file || state.failed || (state.base && state.base.status === "no_grid");
+  const typing = () => manual() || !state.reply || state.reply.status === "no_grid";
+
+  // The digit the photo was read with in cell i (0 for a blank), before any correction.
+  function readDigit(i) {
+    const base = state.base;
+    if (!base) return 0;
+    const g = base.givens && base.givens[i], e = base.entries && base.entries[i];
+    if (g && g !== ".") return +g;
+    if (e && e !== "." && e !== "0") return +e;
+    return 0;
+  }
+
+  // A correction that restores what was read is no correction: it is dropped, never left as a chip.
   function setCell(i, digit) {
-    const read = state.reply && state.reply.givens ? state.reply.givens[i] : ".";
-    const now = read === "." ? 0 : +read;
-    if (!state.sets.has(i) && digit === now) return; // nothing changes
-    state.sets.set(i, digit);
+    const was = state.sets.has(i) ? state.sets.get(i) : readDigit(i);
+    if (digit === was) return; // nothing changes
+    if (digit === readDigit(i)) state.sets.delete(i);
+    else state.sets.set(i, digit);
     submit();
   }
 
@@ -67,7 +82,7 @@
     b.addEventListener("click", () => {
       state.mode = b.dataset.mode;
       for (const o of document.querySelectorAll("#modes button")) o.setAttribute("aria-pressed", o === b);
-      if (state.file) submit();
+      if (state.file || state.sets.size) submit();
     });
   }
   for (const input of [$("camera"), $("file")]) {
@@ -80,23 +95,26 @@
       const { examples } = await res.json();
       for (const ex of examples) {
         const b = document.createElement("button");
-        b.textContent = `Example: ${ex.name}`;
+        b.textContent = `Example: ${ex.title}`;
+        b.title = ex.credit;
         b.addEventListener("click", async () => {
           say("Loading the example…");
           const blob = await (await fetch(ex.url)).blob();
-          load(blob, ex.name);
+          await load(blob, `example-${ex.name}.jpg`, ex.credit);
         });
         $("examples").appendChild(b);
       }
     } catch (e) { /* no examples: the list stays empty */ }
   }
 
-  async function load(blob, name) {
+  async function load(blob, name, credit = "") {
     if (blob.size > MAX_UPLOAD) {
       say(`That photo is ${(blob.size / 1048576).toFixed(1)} MB; the limit is 20 MB.`, true);
       return;
     }
     state.file = blob; state.name = name; state.sets.clear(); state.selected = null; state.reply = null;
+    state.base = null; state.scrolled = false; state.failed = false;
+    $("credit").textContent = credit ? `Photo: ${credit}.` : "";
     try {
       state.bitmap = await createImageBitmap(blob, { imageOrientation: "from-image" });
     } catch (e) {
@@ -106,25 +124,43 @@
   }
 
   // ---------------------------------------------------------------- the request
+  // The typed puzzle: every correction on an empty grid.
+  function typedGivens() {
+    const g = Array(81).fill(".");
+    for (const [i, d] of state.sets) if (d) g[i] = String(d);
+    return g.join("");
+  }
+
+  async function request() {
+    if (!manual()) {
+      const form = new FormData();
+      form.append("photo", state.file, state.name);
+      for (const [i, d] of state.sets) form.append("set", `${cellName(i)}=${d}`);
+      form.append("show", state.mode);
+      form.append("marks", "1");
+      return fetch("/api/read", { method: "POST", body: form });
+    }
+    return fetch("/api/solve", { method: "POST", headers: { "Content-Type": "application/json" },
+                                 body: JSON.stringify({ givens: typedGivens(), show: state.mode }) });
+  }
+
   async function submit() {
-    if (!state.file) return;
+    if (manual() && !state.sets.size) { state.reply = state.base; render(); return; }
     if (state.busy) { state.again = true; return; }
     state.busy = true;
-    say(`Reading ${state.name}…`);
-    const form = new FormData();
-    form.append("photo", state.file, state.name);
-    for (const [i, d] of state.sets) form.append("set", `${cellName(i)}=${d}`);
-    form.append("show", state.mode);
-    form.append("marks", "1");
+    say(manual() ? "Solving…" : `Reading ${state.name}…`);
     const t0 = performance.now();
     try {
-      const res = await fetch("/api/read", { method: "POST", body: form });
+      const res = await request();
       const obj = await res.json();
       if (!res.ok) {
         state.reply = null;
+        if (!manual()) state.failed = true; // this photo cannot be read: what is typed now is the puzzle
         say(obj.error || `the server answered ${res.status}`, true);
       } else {
         obj.round_trip_ms = performance.now() - t0;
+        if (!obj.path) { obj.typed = true; obj.path = state.name || "typed puzzle"; }
+        if (!state.base && !obj.typed) state.base = obj; // the photo as read, before any correction
         state.reply = obj;
         window.lastRead = obj;
       }
@@ -133,13 +169,23 @@
     }
     state.busy = false;
     render();
+    if (state.reply && !state.scrolled && state.file) { state.scrolled = true; bringGridIntoView(); }
     if (state.again) { state.again = false; submit(); }
+  }
+
+  // After an upload on a small screen: what was read, the grid's first row and the pad in view (the
+  // photo is just above: one swipe back).
+  function bringGridIntoView() {
+    const top = status.getBoundingClientRect().top, bottom = pad.getBoundingClientRect().bottom;
+    if (top < 0 || bottom > window.innerHeight) status.scrollIntoView({ block: "start" });
   }
 
   // ---------------------------------------------------------------- drawing
   function drawPicture() {
     const ctx = pic.getContext("2d");
     const bm = state.bitmap;
+    pic.hidden = !bm;
+    window.photoDrawn = null;
     if (!bm) { ctx.clearRect(0, 0, pic.width, pic.height); return; }
     const dpr = window.devicePixelRatio || 1;
     const w = Math.min(bm.width, Math.round(pic.parentElement.clientWidth * dpr) || bm.width);
@@ -148,56 +194,101 @@
     ctx.drawImage(bm, 0, 0, pic.width, pic.height);
     const r = state.reply;
     if (r && r.corners) {
-      const corners = r.corners.map(([x, y]) => [x * k, y * k]);
+      const scale = (pts) => pts.map(([x, y]) => [x * k, y * k]);
       const outline = r.status === "solved" ? ARGrid.COLORS.outline.solved : ARGrid.COLORS.outline.other;
-      ARGrid.drawMarks(ctx, corners, r.marks, { outline });
+      const drawn = ARGrid.drawMarks(ctx, scale(r.corners), r.marks,
+                                     { outline, lattice: r.lattice ? scale(r.lattice) : null });
+      window.photoDrawn = drawn && { ...drawn, scale: k }; // what went where, in canvas pixels (the tests read it)
     }
   }
+
+  // Cells that share a digit with another cell of their row, column or box.
+  function clashes(digits) {
+    const out = new Set();
+    const units = [];
+    for (let k = 0; k < 9; k++) {
+      units.push([...Array(9).keys()].map((j) => k * 9 + j));
+      units.push([...Array(9).keys()].map((j) => j * 9 + k));
+      const r0 = Math.floor(k / 3) * 3, c0 = (k % 3) * 3;
+      units.push([...Array(9).keys()].map((j) => (r0 + Math.floor(j / 3)) * 9 + c0 + (j % 3)));
+    }
+    for (const unit of units) {
+      const seen = new Map();
+      for (const i of unit) {
+        const d = digits[i];
+        if (!d) continue;
+        if (seen.has(d)) { out.add(i); out.add(seen.get(d)); } else seen.set(d, i);
+      }
+    }
+    return out;
+  }
+
+  const SAY = {
+    solved: "solved",
+    invalid: "two cells in a row, column or box hold the same digit (marked in red): tap one and fix it",
+    no_solution: "these digits leave no solution: a cell was probably misread; tap it and fix it",
+    unsolvable: "the digits as read cannot be settled: tap a misread cell and fix it",
+    timeout: "no solution found in time: check the digits as read",
+    no_grid: "no Sudoku grid found in this photo: type the puzzle into the empty grid below (tap a cell, " +
+             "then a digit) and it is solved as you go, or try a sharper, closer photo",
+  };
 
   function render() {
     drawPicture();
     const r = state.reply;
-    const givens = r && r.givens, sol = r && r.solution, conf = r && r.confidence;
-    const entries = r && r.entries; // handwritten entries, where the reading tells them apart
+    const blank = typing();
+    const givens = r && r.givens, sol = r && r.solution, conf = !blank && r && r.confidence;
+    const entries = !blank && r && r.entries; // handwritten entries, where the reading tells them apart
     const marks = (r && r.marks) || {};
     const wrong = new Set(marks.mistakes || []);
     const hint = new Map((marks.small || []).filter(([, t]) => /^\d$/.test(t)));
+    const shown = [];
     for (let i = 0; i < 81; i++) {
       const c = cells[i];
       let text = "", cls = "cell";
-      if (givens && givens[i] !== ".") { text = givens[i]; cls += " given"; }
-      else if (entries && entries[i] !== "." && entries[i] !== "0") { text = entries[i]; cls += " entry"; }
+      const fixed = state.sets.has(i), own = fixed ? state.sets.get(i) : null;
+      if (fixed && own) { text = String(own); cls += " given"; }
+      else if (!fixed && givens && givens[i] !== ".") { text = givens[i]; cls += " given"; }
+      else if (!fixed && entries && entries[i] !== "." && entries[i] !== "0") { text = entries[i]; cls += " entry"; }
+      if (text) shown[i] = text;
       else if (sol && state.mode === "answer") { text = sol[i]; cls += " answer"; }
       else if (hint.has(i)) { text = hint.get(i); cls += " hint"; }
-      if (conf && conf[i] < LOW && !state.sets.has(i)) cls += " low";
-      if (state.sets.has(i)) cls += " fixed";
+      if (conf && conf[i] < LOW && !fixed) cls += " low";
+      if (fixed) cls += " fixed";
       if (wrong.has(i)) cls += " mistake";
       if (state.selected === i) cls += " selected";
       c.className = cls;
       c.textContent = text;
       c.title = cellName(i) + (conf ? ` · read with ${(conf[i] * 100).toFixed(0)}% confidence` : "");
     }
+    for (const i of clashes(shown)) cells[i].classList.add("clash");
     fixes.replaceChildren(...[...state.sets].map(([i, d]) => {
       const b = document.createElement("button");
-      b.textContent = `${cellName(i)}=${d || "·"} ✕`;
-      b.title = "undo this correction";
-      b.addEventListener("click", () => { state.sets.delete(i); submit(); });
+      b.textContent = d ? `${cellName(i)} = ${d} ✕` : `${cellName(i)} cleared ✕`;
+      b.title = blank ? "remove this digit" : "undo this correction";
+      b.addEventListener("click", () => { state.sets.delete(i); state.selected = null; submit(); });
       return b;
     }));
-    for (const b of pad.children) b.disabled = state.selected === null || !r;
-    if (r && !state.busy) {
-      const parts = [`${r.path}: ${r.status}`];
-      if (r.message) parts.push(r.message);
-      if (marks.text) parts.push(marks.text);
-      parts.push(`${r.ms.toFixed(0)} ms on the server`);
-      const low = conf ? conf.filter((c) => c < LOW).length : 0;
-      if (r.status !== "solved" && givens) parts.push("click a misread cell and type the right digit");
-      else if (low) parts.push(`${low} cell${low > 1 ? "s" : ""} read with low confidence (yellow)`);
-      say(parts.join(" · "), r.status !== "solved");
+    for (const b of pad.children) b.disabled = state.selected === null || (!r && !blank);
+    if (state.busy) return;
+    if (!r) {
+      if (!state.file) say("Take or choose a photo of a Sudoku, or try an example; or type a puzzle into the grid.");
+      return;
     }
+    const parts = [];
+    const status = blank && state.sets.size && r.typed ? r.status : (state.base && state.base.status === "no_grid"
+      ? "no_grid" : r.status);
+    parts.push(`${r.typed && !state.file ? "your puzzle" : r.path}: ${SAY[status] || status.replace("_", " ")}`);
+    if (r.message && status !== "invalid") parts.push(r.message);
+    if (marks.text) parts.push(marks.text);
+    if (r.ms !== undefined) parts.push(`${r.ms.toFixed(0)} ms on the server`);
+    const low = conf ? conf.filter((c) => c < LOW).length : 0;
+    if (status === "solved" && low) parts.push(`${low} cell${low > 1 ? "s" : ""} read with low confidence (yellow)`);
+    say(parts.join(" · "), status !== "solved");
   }
 
   window.addEventListener("resize", () => state.bitmap && drawPicture());
+  window.photoRender = render;
   loadExamples();
   render();
 })();
