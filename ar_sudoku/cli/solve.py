@@ -19,12 +19,27 @@ from ar_sudoku.cli.common import (
 from ar_sudoku.sudoku.logic import NoSolutionError, explain
 from ar_sudoku.sudoku.solver import (
     Board,
+    Box,
     PuzzleFormatError,
+    box_label,
     count_solutions,
     format_grid,
+    parse_box,
     parse_puzzles_lenient,
     solve,
 )
+
+
+def box_arg(text: str) -> Box:
+    """An argparse type for ``--box``: rows x columns of one box (``3x2`` for turned 6x6 boxes)."""
+    try:
+        return parse_box(text)
+    except PuzzleFormatError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
+BOX_HELP = ("one box's rows x columns: 2x3 (the default for 6x6) or 3x2 for 6x6 grids printed with "
+            "tall boxes; 2x2, 3x3 and 4x4 are the only boxes of 4x4, 9x9 and 16x16")
 
 
 def read_puzzle_arg(arg: str) -> str:
@@ -48,7 +63,7 @@ def read_puzzle_arg(arg: str) -> str:
         except OSError as exc:
             raise CliError(f"{arg}: cannot read ({exc.strerror})") from exc
     stripped = arg.strip()
-    looks_like_puzzle = len(stripped) in (16, 81, 256) or "\n" in stripped
+    looks_like_puzzle = len(stripped) in (16, 36, 81, 256) or "\n" in stripped
     if not looks_like_puzzle and ("/" in arg or "." in Path(arg).suffix or len(stripped) < 16):
         raise CliError(f"{arg}: no such file, and not a puzzle (81 characters, '.' or 0 for blanks)")
     return arg
@@ -57,12 +72,14 @@ def read_puzzle_arg(arg: str) -> str:
 MAX_BAD_LINES = 10  # bad puzzles named one a line; more are counted in one summary line
 
 
-def parse_boards(arg: str, lenient: bool = False) -> tuple[list[Board], list[PuzzleFormatError]]:
+def parse_boards(arg: str, lenient: bool = False,
+                 box: Box | None = None) -> tuple[list[Board], list[PuzzleFormatError]]:
     """The puzzles behind PUZZLE|FILE|-. Strict: the first bad one is a CliError. ``lenient``: bad ones
-    are returned beside the good ones, which are still solved; only a text with no good puzzle fails."""
+    are returned beside the good ones, which are still solved; only a text with no good puzzle fails.
+    ``box`` (``--box``) is every puzzle's box shape; a puzzle it does not fit is a bad one."""
     text = read_puzzle_arg(arg)
     source = "stdin" if arg == "-" else "puzzle" if text is arg else arg
-    boards, errors = parse_puzzles_lenient(text)
+    boards, errors = parse_puzzles_lenient(text, box)
     if errors and (not lenient or not boards):
         more = f" (and {len(errors) - 1} more bad lines)" if len(errors) > 1 else ""
         raise CliError(f"{source}: {errors[0]}{more}")
@@ -80,11 +97,9 @@ def parse_boards(arg: str, lenient: bool = False) -> tuple[list[Board], list[Puz
 def run(args: argparse.Namespace) -> int:
     if args.png:
         check_image_out(Path(args.png))  # refused before any work: a bad name, a missing or read-only folder
-    boards, bad = parse_boards(args.puzzle, lenient=True)
+    boards, bad = parse_boards(args.puzzle, lenient=True, box=args.box)
     if (args.explain or args.json) and args.count:
         raise CliError("--count and --explain/--json do not go together; choose one")
-    if (args.explain or args.json) and any(b.n != 3 for b in boards):
-        raise CliError("--explain and --json work on 9x9 puzzles only")
     code = EXIT_UNSOLVED if bad else EXIT_OK  # the good puzzles are solved; the bad ones were named
     for k, board in enumerate(boards, 1):
         label = f"puzzle {k}" + (f" (line {board.line})" if board.line and len(boards) > 1 else "")
@@ -108,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
                 print()  # keep output line k = puzzle k
             continue
         assert result.solution is not None
-        print(format_grid(result.solution, board.n) + "\n" if args.pretty else result.solution)
+        print(format_grid(result.solution, board.box) + "\n" if args.pretty else result.solution)
         if args.png:
             _write_png(args.png, board, result.solution, k if len(boards) > 1 else None)
     return code
@@ -121,8 +136,8 @@ def _explain(args: argparse.Namespace, board: Board, label: str, index: int | No
     except NoSolutionError as exc:
         print(f"{label}: {exc}", file=sys.stderr)
         if args.json:  # one object per puzzle, even without an answer
-            print(json.dumps({"puzzle": board.to_string(), "solution": None, "logical": False, "rating": None,
-                              "steps": [], "error": str(exc)}))
+            print(json.dumps({"puzzle": board.to_string(), "size": board.size, "box": box_label(board.box),
+                              "solution": None, "logical": False, "rating": None, "steps": [], "error": str(exc)}))
         return False
     if args.json:
         print(json.dumps(e.to_json()))
@@ -131,7 +146,7 @@ def _explain(args: argparse.Namespace, board: Board, label: str, index: int | No
             print(f"{n}. {step}")
         how = "solved by named techniques alone" if e.logical else "needs revealed cells"
         print(f"rating: {e.rating} (hardest step: {e.hardest or 'none'}); {how}")
-        print(format_grid(e.solution, board.n) + "\n" if args.pretty else e.solution)
+        print(format_grid(e.solution, board.box) + "\n" if args.pretty else e.solution)
     if args.png:
         _write_png(args.png, board, e.solution, index)
     return True
@@ -143,7 +158,7 @@ def _write_png(out: str, board: Board, solution: str, index: int | None) -> None
     path = Path(out)
     if index is not None:
         path = path.with_name(f"{path.stem}_{index}{path.suffix}")
-    write_image(path, board_image(board.to_string(), solution, n=board.n, cell=60 if board.n <= 3 else 40))
+    write_image(path, board_image(board.to_string(), solution, cell=60 if board.size <= 9 else 40, box=board.box))
     print(f"wrote {path}", file=sys.stderr)  # stdout keeps one line a puzzle
 
 
@@ -153,11 +168,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="solve puzzles given as text",
         **help_format(
             "Solve each puzzle: an 81-character line ('.' or 0 for a blank), 9 lines of 9 "
-            "space-separated digits, or a file with one puzzle a line. 4x4 and 16x16 "
-            "(digits 1-9 then A-G) work too. Exit 0 when all are solved, 1 when any has "
+            "space-separated digits, or a file with one puzzle a line. 4x4, 6x6 (36 "
+            "characters or 6 rows; 2x3 boxes, --box 3x2 for tall ones) and 16x16 (digits 1-9 then A-G) "
+            "work too. Exit 0 when all are solved, 1 when any has "
             "no solution or timed out, 2 for bad input.",
             "  ar-sudoku solve 53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79\n"
             "  ar-sudoku solve puzzles.txt --pretty\n"
+            "  ar-sudoku solve 1.3...4....1.1....6.....4....2.4...6 --box 3x2 --pretty   # a 6x6 with tall boxes\n"
             "  cat puzzles.txt | ar-sudoku solve - --count\n"
             "  ar-sudoku solve puzzle.txt --png solved.png\n"
             "  ar-sudoku solve puzzle.txt --explain        # every step, easiest technique first\n"
@@ -170,7 +187,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--explain", action="store_true",
                    help="print the steps a person can follow, one a line, then the rating and the solution")
     p.add_argument("--json", action="store_true",
-                   help="print one JSON object per puzzle: puzzle, solution, logical, rating, steps")
+                   help="print one JSON object per puzzle: puzzle, size, box, solution, logical, rating, steps")
+    p.add_argument("--box", type=box_arg, metavar="RxC", help=BOX_HELP)
     p.add_argument("--png", metavar="OUT.png", help="render the solved grid (givens black, solved blue)")
     p.add_argument("--timeout", type=positive_seconds, default=10.0, metavar="S",
                    help="give up on a puzzle after S seconds (default 10)")

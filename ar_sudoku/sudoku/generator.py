@@ -70,7 +70,7 @@ def _full_grid(rng: random.Random) -> str:
         digits = rng.sample(range(1, 10), 9)
         for k, v in enumerate(digits):
             cells[(b * 3 + k // 3) * 9 + b * 3 + k % 3] = v
-    result = solve(Board(3, tuple(cells)))
+    result = solve(Board(tuple(cells)))
     assert result.solution is not None
     grid = [[result.solution[r * 9 + c] for c in range(9)] for r in range(9)]
     # rows within bands, bands, then the same for columns by transposing
