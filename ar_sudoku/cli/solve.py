@@ -174,7 +174,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
             "no solution or timed out, 2 for bad input.",
             "  ar-sudoku solve 53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79\n"
             "  ar-sudoku solve puzzles.txt --pretty\n"
-            "  ar-sudoku solve 1.3...4....1.1....6.....4....2.4...6 --box 3x2 --pretty   # a 6x6 with tall boxes\n"
+            "  ar-sudoku solve 1....6..3.....14....5....2..4..3...2 --box 3x2 --pretty   # a 6x6 with tall boxes\n"
             "  cat puzzles.txt | ar-sudoku solve - --count\n"
             "  ar-sudoku solve puzzle.txt --png solved.png\n"
             "  ar-sudoku solve puzzle.txt --explain        # every step, easiest technique first\n"
