@@ -276,3 +276,17 @@ def test_generate_command_sizes_and_6x6_sheets(tmp_path, capsys):
     assert main(["generate", "--size", "6", "--seed", "7", "--sheet", str(png)]) == 0
     capsys.readouterr()
     assert cv2.imread(str(png)).shape[:2] == (1754, 1240)
+
+
+def test_16x16_written_0_to_f_is_solved_and_answered_in_the_same_symbols(capsys):
+    p = generate("easy", 2, box=(4, 4))
+    zero_f = str.maketrans(SYMBOLS[:16], "0123456789ABCDEF")
+    written = p.puzzle.translate(zero_f)
+    assert "0" in written and "G" not in written  # the style really differs from the default
+    assert main(["solve", written, "--symbols", "0-F"]) == 0
+    assert capsys.readouterr().out.strip() == p.solution.translate(zero_f)
+    assert main(["solve", written, "--symbols", "0-F", "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["puzzle"] == written and obj["solution"] == p.solution.translate(zero_f) and obj["size"] == 16
+    assert main(["solve", SIX, "--symbols", "0-F"]) == 2
+    assert "is for 16x16 puzzles; this one (line 1) is 6x6" in capsys.readouterr().err

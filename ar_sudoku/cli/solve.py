@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from ar_sudoku.cli.common import (
@@ -18,6 +19,7 @@ from ar_sudoku.cli.common import (
 )
 from ar_sudoku.sudoku.logic import NoSolutionError, explain
 from ar_sudoku.sudoku.solver import (
+    SYMBOLS,
     Board,
     Box,
     PuzzleFormatError,
@@ -37,6 +39,12 @@ def box_arg(text: str) -> Box:
     except PuzzleFormatError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from exc
 
+
+ZERO_F = "0123456789ABCDEF"  # the other way 16x16 grids are printed: 0-F, '.' blank
+TO_INTERNAL = str.maketrans(ZERO_F + ZERO_F.lower(), SYMBOLS[:16] * 2)
+FROM_INTERNAL = str.maketrans(SYMBOLS[:16], ZERO_F)
+SYMBOLS_HELP = ("how 16x16 symbols are written: 1-G (1-9 then A-G, '.' or 0 blank; the default) or 0-F "
+                "(0-9 then A-F, '.' blank); solutions are printed the same way")
 
 BOX_HELP = ("one box's rows x columns: 2x3 (the default for 6x6) or 3x2 for 6x6 grids printed with "
             "tall boxes; 2x2, 3x3 and 4x4 are the only boxes of 4x4, 9x9 and 16x16")
@@ -72,13 +80,21 @@ def read_puzzle_arg(arg: str) -> str:
 MAX_BAD_LINES = 10  # bad puzzles named one a line; more are counted in one summary line
 
 
-def parse_boards(arg: str, lenient: bool = False,
-                 box: Box | None = None) -> tuple[list[Board], list[PuzzleFormatError]]:
+def parse_boards(arg: str, lenient: bool = False, box: Box | None = None,
+                 symbols: str = "1-G") -> tuple[list[Board], list[PuzzleFormatError]]:
     """The puzzles behind PUZZLE|FILE|-. Strict: the first bad one is a CliError. ``lenient``: bad ones
     are returned beside the good ones, which are still solved; only a text with no good puzzle fails.
-    ``box`` (``--box``) is every puzzle's box shape; a puzzle it does not fit is a bad one."""
+    ``box`` (``--box``) is every puzzle's box shape; a puzzle it does not fit is a bad one.
+    ``symbols`` ``0-F``: 16x16 puzzles written 0-F, read as 1-G (any other size is refused)."""
     text = read_puzzle_arg(arg)
     source = "stdin" if arg == "-" else "puzzle" if text is arg else arg
+    if symbols == "0-F":
+        other = next((b for b in parse_puzzles_lenient(text, box)[0] if b.size != 16), None)
+        if other is not None:  # found before the symbols are changed, so its size is the one written
+            where = f" (line {other.line})" if other.line else ""
+            raise CliError(f"{source}: --symbols 0-F is for 16x16 puzzles; this one{where} is "
+                           f"{other.size}x{other.size}")
+        text = text.translate(TO_INTERNAL)
     boards, errors = parse_puzzles_lenient(text, box)
     if errors and (not lenient or not boards):
         more = f" (and {len(errors) - 1} more bad lines)" if len(errors) > 1 else ""
@@ -97,14 +113,15 @@ def parse_boards(arg: str, lenient: bool = False,
 def run(args: argparse.Namespace) -> int:
     if args.png:
         check_image_out(Path(args.png))  # refused before any work: a bad name, a missing or read-only folder
-    boards, bad = parse_boards(args.puzzle, lenient=True, box=args.box)
+    boards, bad = parse_boards(args.puzzle, lenient=True, box=args.box, symbols=args.symbols)
+    shown = (lambda text: text.translate(FROM_INTERNAL)) if args.symbols == "0-F" else (lambda text: text)
     if (args.explain or args.json) and args.count:
         raise CliError("--count and --explain/--json do not go together; choose one")
     code = EXIT_UNSOLVED if bad else EXIT_OK  # the good puzzles are solved; the bad ones were named
     for k, board in enumerate(boards, 1):
         label = f"puzzle {k}" + (f" (line {board.line})" if board.line and len(boards) > 1 else "")
         if args.explain or args.json:
-            if not _explain(args, board, label, k if len(boards) > 1 else None):
+            if not _explain(args, board, label, k if len(boards) > 1 else None, shown):
                 code = EXIT_UNSOLVED
             continue
         if args.count:
@@ -123,30 +140,32 @@ def run(args: argparse.Namespace) -> int:
                 print()  # keep output line k = puzzle k
             continue
         assert result.solution is not None
-        print(format_grid(result.solution, board.box) + "\n" if args.pretty else result.solution)
+        print(shown(format_grid(result.solution, board.box) + "\n" if args.pretty else result.solution))
         if args.png:
             _write_png(args.png, board, result.solution, k if len(boards) > 1 else None)
     return code
 
 
-def _explain(args: argparse.Namespace, board: Board, label: str, index: int | None) -> bool:
+def _explain(args: argparse.Namespace, board: Board, label: str, index: int | None,
+             shown: Callable[[str], str]) -> bool:
     """Print one puzzle's steps (``--explain``) or its JSON object (``--json``); False when it has no answer."""
     try:
         e = explain(board, args.timeout)
     except NoSolutionError as exc:
         print(f"{label}: {exc}", file=sys.stderr)
         if args.json:  # one object per puzzle, even without an answer
-            print(json.dumps({"puzzle": board.to_string(), "size": board.size, "box": box_label(board.box),
+            print(json.dumps({"puzzle": shown(board.to_string()), "size": board.size, "box": box_label(board.box),
                               "solution": None, "logical": False, "rating": None, "steps": [], "error": str(exc)}))
         return False
     if args.json:
-        print(json.dumps(e.to_json()))
+        obj = e.to_json()
+        print(json.dumps({**obj, "puzzle": shown(obj["puzzle"]), "solution": shown(obj["solution"])}))
     else:
         for n, step in enumerate(e.steps, 1):
             print(f"{n}. {step}")
         how = "solved by named techniques alone" if e.logical else "needs revealed cells"
         print(f"rating: {e.rating} (hardest step: {e.hardest or 'none'}); {how}")
-        print(format_grid(e.solution, board.box) + "\n" if args.pretty else e.solution)
+        print(shown(format_grid(e.solution, board.box) + "\n" if args.pretty else e.solution))
     if args.png:
         _write_png(args.png, board, e.solution, index)
     return True
@@ -189,6 +208,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true",
                    help="print one JSON object per puzzle: puzzle, size, box, solution, logical, rating, steps")
     p.add_argument("--box", type=box_arg, metavar="RxC", help=BOX_HELP)
+    p.add_argument("--symbols", choices=["1-G", "0-F"], default="1-G", help=SYMBOLS_HELP)
     p.add_argument("--png", metavar="OUT.png", help="render the solved grid (givens black, solved blue)")
     p.add_argument("--timeout", type=positive_seconds, default=10.0, metavar="S",
                    help="give up on a puzzle after S seconds (default 10)")
