@@ -284,7 +284,8 @@ STEP_KEYS = {"technique", "cell", "digit", "eliminations", "cells", "text"}
 def test_solve_json_and_explain(capsys):
     assert main(["solve", HARDEST, "--json", "--explain"]) == 0
     obj = json.loads(capsys.readouterr().out)
-    assert set(obj) == {"puzzle", "solution", "logical", "rating", "steps"}
+    assert set(obj) == {"puzzle", "size", "box", "solution", "logical", "rating", "steps"}
+    assert obj["size"] == 9 and obj["box"] == "3x3"
     assert obj["solution"] == HARDEST_SOLUTION and obj["logical"] is False and obj["rating"] == "fiendish"
     for s in obj["steps"]:
         assert set(s) == STEP_KEYS

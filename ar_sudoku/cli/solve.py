@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from ar_sudoku.cli.common import (
@@ -18,13 +19,35 @@ from ar_sudoku.cli.common import (
 )
 from ar_sudoku.sudoku.logic import NoSolutionError, explain
 from ar_sudoku.sudoku.solver import (
+    SYMBOLS,
     Board,
+    Box,
     PuzzleFormatError,
+    box_label,
     count_solutions,
     format_grid,
+    parse_box,
     parse_puzzles_lenient,
     solve,
 )
+
+
+def box_arg(text: str) -> Box:
+    """An argparse type for ``--box``: rows x columns of one box (``3x2`` for turned 6x6 boxes)."""
+    try:
+        return parse_box(text)
+    except PuzzleFormatError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
+ZERO_F = "0123456789ABCDEF"  # the other way 16x16 grids are printed: 0-F, '.' blank
+TO_INTERNAL = str.maketrans(ZERO_F + ZERO_F.lower(), SYMBOLS[:16] * 2)
+FROM_INTERNAL = str.maketrans(SYMBOLS[:16], ZERO_F)
+SYMBOLS_HELP = ("how 16x16 symbols are written: 1-G (1-9 then A-G, '.' or 0 blank; the default) or 0-F "
+                "(0-9 then A-F, '.' blank); solutions are printed the same way")
+
+BOX_HELP = ("one box's rows x columns: 2x3 (the default for 6x6) or 3x2 for 6x6 grids printed with "
+            "tall boxes; 2x2, 3x3 and 4x4 are the only boxes of 4x4, 9x9 and 16x16")
 
 
 def read_puzzle_arg(arg: str) -> str:
@@ -48,7 +71,7 @@ def read_puzzle_arg(arg: str) -> str:
         except OSError as exc:
             raise CliError(f"{arg}: cannot read ({exc.strerror})") from exc
     stripped = arg.strip()
-    looks_like_puzzle = len(stripped) in (16, 81, 256) or "\n" in stripped
+    looks_like_puzzle = len(stripped) in (16, 36, 81, 256) or "\n" in stripped
     if not looks_like_puzzle and ("/" in arg or "." in Path(arg).suffix or len(stripped) < 16):
         raise CliError(f"{arg}: no such file, and not a puzzle (81 characters, '.' or 0 for blanks)")
     return arg
@@ -57,12 +80,22 @@ def read_puzzle_arg(arg: str) -> str:
 MAX_BAD_LINES = 10  # bad puzzles named one a line; more are counted in one summary line
 
 
-def parse_boards(arg: str, lenient: bool = False) -> tuple[list[Board], list[PuzzleFormatError]]:
+def parse_boards(arg: str, lenient: bool = False, box: Box | None = None,
+                 symbols: str = "1-G") -> tuple[list[Board], list[PuzzleFormatError]]:
     """The puzzles behind PUZZLE|FILE|-. Strict: the first bad one is a CliError. ``lenient``: bad ones
-    are returned beside the good ones, which are still solved; only a text with no good puzzle fails."""
+    are returned beside the good ones, which are still solved; only a text with no good puzzle fails.
+    ``box`` (``--box``) is every puzzle's box shape; a puzzle it does not fit is a bad one.
+    ``symbols`` ``0-F``: 16x16 puzzles written 0-F, read as 1-G (any other size is refused)."""
     text = read_puzzle_arg(arg)
     source = "stdin" if arg == "-" else "puzzle" if text is arg else arg
-    boards, errors = parse_puzzles_lenient(text)
+    if symbols == "0-F":
+        other = next((b for b in parse_puzzles_lenient(text, box)[0] if b.size != 16), None)
+        if other is not None:  # found before the symbols are changed, so its size is the one written
+            where = f" (line {other.line})" if other.line else ""
+            raise CliError(f"{source}: --symbols 0-F is for 16x16 puzzles; this one{where} is "
+                           f"{other.size}x{other.size}")
+        text = text.translate(TO_INTERNAL)
+    boards, errors = parse_puzzles_lenient(text, box)
     if errors and (not lenient or not boards):
         more = f" (and {len(errors) - 1} more bad lines)" if len(errors) > 1 else ""
         raise CliError(f"{source}: {errors[0]}{more}")
@@ -80,16 +113,15 @@ def parse_boards(arg: str, lenient: bool = False) -> tuple[list[Board], list[Puz
 def run(args: argparse.Namespace) -> int:
     if args.png:
         check_image_out(Path(args.png))  # refused before any work: a bad name, a missing or read-only folder
-    boards, bad = parse_boards(args.puzzle, lenient=True)
+    boards, bad = parse_boards(args.puzzle, lenient=True, box=args.box, symbols=args.symbols)
+    shown = (lambda text: text.translate(FROM_INTERNAL)) if args.symbols == "0-F" else (lambda text: text)
     if (args.explain or args.json) and args.count:
         raise CliError("--count and --explain/--json do not go together; choose one")
-    if (args.explain or args.json) and any(b.n != 3 for b in boards):
-        raise CliError("--explain and --json work on 9x9 puzzles only")
     code = EXIT_UNSOLVED if bad else EXIT_OK  # the good puzzles are solved; the bad ones were named
     for k, board in enumerate(boards, 1):
         label = f"puzzle {k}" + (f" (line {board.line})" if board.line and len(boards) > 1 else "")
         if args.explain or args.json:
-            if not _explain(args, board, label, k if len(boards) > 1 else None):
+            if not _explain(args, board, label, k if len(boards) > 1 else None, shown):
                 code = EXIT_UNSOLVED
             continue
         if args.count:
@@ -108,30 +140,32 @@ def run(args: argparse.Namespace) -> int:
                 print()  # keep output line k = puzzle k
             continue
         assert result.solution is not None
-        print(format_grid(result.solution, board.n) + "\n" if args.pretty else result.solution)
+        print(shown(format_grid(result.solution, board.box) + "\n" if args.pretty else result.solution))
         if args.png:
             _write_png(args.png, board, result.solution, k if len(boards) > 1 else None)
     return code
 
 
-def _explain(args: argparse.Namespace, board: Board, label: str, index: int | None) -> bool:
+def _explain(args: argparse.Namespace, board: Board, label: str, index: int | None,
+             shown: Callable[[str], str]) -> bool:
     """Print one puzzle's steps (``--explain``) or its JSON object (``--json``); False when it has no answer."""
     try:
         e = explain(board, args.timeout)
     except NoSolutionError as exc:
         print(f"{label}: {exc}", file=sys.stderr)
         if args.json:  # one object per puzzle, even without an answer
-            print(json.dumps({"puzzle": board.to_string(), "solution": None, "logical": False, "rating": None,
-                              "steps": [], "error": str(exc)}))
+            print(json.dumps({"puzzle": shown(board.to_string()), "size": board.size, "box": box_label(board.box),
+                              "solution": None, "logical": False, "rating": None, "steps": [], "error": str(exc)}))
         return False
     if args.json:
-        print(json.dumps(e.to_json()))
+        obj = e.to_json()
+        print(json.dumps({**obj, "puzzle": shown(obj["puzzle"]), "solution": shown(obj["solution"])}))
     else:
         for n, step in enumerate(e.steps, 1):
             print(f"{n}. {step}")
         how = "solved by named techniques alone" if e.logical else "needs revealed cells"
         print(f"rating: {e.rating} (hardest step: {e.hardest or 'none'}); {how}")
-        print(format_grid(e.solution, board.n) + "\n" if args.pretty else e.solution)
+        print(shown(format_grid(e.solution, board.box) + "\n" if args.pretty else e.solution))
     if args.png:
         _write_png(args.png, board, e.solution, index)
     return True
@@ -143,7 +177,7 @@ def _write_png(out: str, board: Board, solution: str, index: int | None) -> None
     path = Path(out)
     if index is not None:
         path = path.with_name(f"{path.stem}_{index}{path.suffix}")
-    write_image(path, board_image(board.to_string(), solution, n=board.n, cell=60 if board.n <= 3 else 40))
+    write_image(path, board_image(board.to_string(), solution, cell=60 if board.size <= 9 else 40, box=board.box))
     print(f"wrote {path}", file=sys.stderr)  # stdout keeps one line a puzzle
 
 
@@ -153,11 +187,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="solve puzzles given as text",
         **help_format(
             "Solve each puzzle: an 81-character line ('.' or 0 for a blank), 9 lines of 9 "
-            "space-separated digits, or a file with one puzzle a line. 4x4 and 16x16 "
-            "(digits 1-9 then A-G) work too. Exit 0 when all are solved, 1 when any has "
+            "space-separated digits, or a file with one puzzle a line. 4x4, 6x6 (36 "
+            "characters or 6 rows; 2x3 boxes, --box 3x2 for tall ones) and 16x16 (digits 1-9 then A-G) "
+            "work too. Exit 0 when all are solved, 1 when any has "
             "no solution or timed out, 2 for bad input.",
             "  ar-sudoku solve 53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79\n"
             "  ar-sudoku solve puzzles.txt --pretty\n"
+            "  ar-sudoku solve 1....6..3.....14....5....2..4..3...2 --box 3x2 --pretty   # a 6x6 with tall boxes\n"
             "  cat puzzles.txt | ar-sudoku solve - --count\n"
             "  ar-sudoku solve puzzle.txt --png solved.png\n"
             "  ar-sudoku solve puzzle.txt --explain        # every step, easiest technique first\n"
@@ -170,7 +206,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--explain", action="store_true",
                    help="print the steps a person can follow, one a line, then the rating and the solution")
     p.add_argument("--json", action="store_true",
-                   help="print one JSON object per puzzle: puzzle, solution, logical, rating, steps")
+                   help="print one JSON object per puzzle: puzzle, size, box, solution, logical, rating, steps")
+    p.add_argument("--box", type=box_arg, metavar="RxC", help=BOX_HELP)
+    p.add_argument("--symbols", choices=["1-G", "0-F"], default="1-G", help=SYMBOLS_HELP)
     p.add_argument("--png", metavar="OUT.png", help="render the solved grid (givens black, solved blue)")
     p.add_argument("--timeout", type=positive_seconds, default=10.0, metavar="S",
                    help="give up on a puzzle after S seconds (default 10)")

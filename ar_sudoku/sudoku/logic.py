@@ -1,12 +1,12 @@
 """A logical solver that names its steps: hints, full explanations and a difficulty rating.
 
 People asking for help want a nudge, not the answer: "is there a mistake?",
-"where can I go next, and why?". This module replays a 9x9 puzzle with human
+"where can I go next, and why?". This module replays a puzzle of any size with human
 techniques, easiest first, and records each step as a small frozen `Step`:
 the technique, the digit placed or the candidates removed, the cells and unit
 that prove it, and one plain sentence.
 
-Candidates are one 9-bit mask per cell (bit d-1 for digit d); placing a digit
+Candidates are one bitmask per cell (bit d-1 for digit d); placing a digit
 clears it from every peer at once, so a "naked single" is simply a mask with
 one bit. Techniques, in order of difficulty (see `TECHNIQUES`):
 
@@ -27,11 +27,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from itertools import combinations
 from typing import Any, Literal
 
 from ar_sudoku.errors import ArSudokuError
-from ar_sudoku.sudoku.solver import Board, count_solutions, parse_line, validate
+from ar_sudoku.sudoku.solver import (
+    SYMBOLS,
+    Board,
+    Box,
+    box_label,
+    count_solutions,
+    parse_line,
+    symbol_value,
+    validate,
+)
+from ar_sudoku.sudoku.solver import units as solver_units
 
 Level = Literal["easy", "medium", "hard", "fiendish"]
 LEVELS: tuple[Level, ...] = ("easy", "medium", "hard", "fiendish")
@@ -60,27 +71,78 @@ TECHNIQUES: dict[str, Level] = {
 
 # --------------------------------------------------------------------------- tables
 
-FULL = 0x1FF
-ROWS = tuple(tuple(r * 9 + c for c in range(9)) for r in range(9))
-COLS = tuple(tuple(r * 9 + c for r in range(9)) for c in range(9))
-BOXES = tuple(
-    tuple((br * 3 + r) * 9 + bc * 3 + c for r in range(3) for c in range(3)) for br in range(3) for bc in range(3)
-)
-UNITS = ROWS + COLS + BOXES  # unit u: rows 0-8, columns 9-17, boxes 18-26
-UNIT_NAMES = tuple(
-    [f"row {k + 1}" for k in range(9)] + [f"column {k + 1}" for k in range(9)] + [f"box {k + 1}" for k in range(9)]
-)
-UNIT_CELLS = dict(zip(UNIT_NAMES, UNITS))  # "box 2" -> its cells: what a drawing of Step.unit shades
-SCAN_ORDER = tuple(range(18, 27)) + tuple(range(18))  # boxes first: people scan boxes first
-ROW_OF = tuple(i // 9 for i in range(81))
-COL_OF = tuple(i % 9 for i in range(81))
-BOX_OF = tuple((i // 27) * 3 + (i % 9) // 3 for i in range(81))
-CELL_UNITS = tuple((ROW_OF[i], 9 + COL_OF[i], 18 + BOX_OF[i]) for i in range(81))
-PEERS = tuple(frozenset(j for u in CELL_UNITS[i] for j in UNITS[u]) - {i} for i in range(81))
-PEER_LIST = tuple(tuple(sorted(p)) for p in PEERS)
-NAMES = tuple(f"r{i // 9 + 1}c{i % 9 + 1}" for i in range(81))
-DIGITS = tuple(tuple(d + 1 for d in range(9) if m >> d & 1) for m in range(512))  # mask -> digits
-POP = tuple(len(ds) for ds in DIGITS)
+@dataclass(frozen=True)
+class Geometry:
+    """The units, peers and names of one board shape (``box``: rows x columns of one box).
+
+    Every technique reads its tables from here, so the same code gives hints on
+    4x4, 6x6 (2x3 or turned 3x2 boxes), 9x9 and 16x16 boards.
+    """
+
+    box: Box
+    size: int
+    ncells: int
+    full: int
+    rows: tuple[tuple[int, ...], ...]
+    cols: tuple[tuple[int, ...], ...]
+    boxes: tuple[tuple[int, ...], ...]
+    units: tuple[tuple[int, ...], ...]  # unit u: rows 0..size-1, then columns, then boxes
+    unit_names: tuple[str, ...]
+    unit_cells: dict[str, tuple[int, ...]]
+    scan_order: tuple[int, ...]
+    row_of: tuple[int, ...]
+    col_of: tuple[int, ...]
+    box_of: tuple[int, ...]
+    cell_units: tuple[tuple[int, int, int], ...]
+    peers: tuple[frozenset[int], ...]
+    peer_list: tuple[tuple[int, ...], ...]
+    names: tuple[str, ...]
+    digits: tuple[tuple[int, ...], ...]  # mask -> digits
+    pop: tuple[int, ...]  # mask -> how many digits
+
+    def symbol(self, d: int) -> str:
+        return SYMBOLS[d - 1]
+
+    def value(self, ch: str) -> int:
+        """The digit of a symbol ('.' or '0' blank on boards up to 9x9 is 0)."""
+        return 0 if ch in ".0" else symbol_value(ch, self.size)
+
+
+@cache
+def geometry(box: Box = (3, 3)) -> Geometry:
+    rows_per_box, cols_per_box = box
+    size = rows_per_box * cols_per_box
+    n = size * size
+    rows = tuple(tuple(r * size + c for c in range(size)) for r in range(size))
+    cols = tuple(tuple(r * size + c for r in range(size)) for c in range(size))
+    boxes = tuple(solver_units(box)[2 * size:])
+    units = rows + cols + boxes
+    unit_names = tuple([f"row {k + 1}" for k in range(size)] + [f"column {k + 1}" for k in range(size)]
+                       + [f"box {k + 1}" for k in range(size)])
+    row_of = tuple(i // size for i in range(n))
+    col_of = tuple(i % size for i in range(n))
+    box_of = tuple((i // size) // rows_per_box * (size // cols_per_box) + (i % size) // cols_per_box
+                   for i in range(n))
+    cell_units = tuple((row_of[i], size + col_of[i], 2 * size + box_of[i]) for i in range(n))
+    peers = tuple(frozenset(j for u in cell_units[i] for j in units[u]) - {i} for i in range(n))
+    digits = tuple(tuple(d + 1 for d in range(size) if m >> d & 1) for m in range(1 << size))
+    return Geometry(
+        box, size, n, (1 << size) - 1, rows, cols, boxes, units, unit_names, dict(zip(unit_names, units)),
+        tuple(range(2 * size, 3 * size)) + tuple(range(2 * size)),  # boxes first: people scan boxes first
+        row_of, col_of, box_of, cell_units, peers, tuple(tuple(sorted(p)) for p in peers),
+        tuple(f"r{i // size + 1}c{i % size + 1}" for i in range(n)), digits, tuple(len(ds) for ds in digits))
+
+
+# the 9x9 tables, by name, for callers that only meet 9x9 boards (the camera's)
+_G9 = geometry((3, 3))
+FULL = _G9.full
+ROWS, COLS, BOXES, UNITS = _G9.rows, _G9.cols, _G9.boxes, _G9.units
+UNIT_NAMES = _G9.unit_names
+UNIT_CELLS = _G9.unit_cells  # "box 2" -> its cells: what a drawing of Step.unit shades
+SCAN_ORDER = _G9.scan_order
+ROW_OF, COL_OF, BOX_OF, CELL_UNITS = _G9.row_of, _G9.col_of, _G9.box_of, _G9.cell_units
+PEERS, PEER_LIST, NAMES = _G9.peers, _G9.peer_list, _G9.names
+DIGITS, POP = _G9.digits, _G9.pop
 
 
 class NoSolutionError(ArSudokuError):
@@ -99,7 +161,7 @@ class Step:
     ``cell``/``digit`` is the placement (a mistake step has the wrong cell and
     no digit); ``eliminations`` are (cell, digit) candidates removed; ``cells``
     are the cells that prove it; ``unit`` is the row, column or box it happens
-    in, when there is one. Cells are 0-80, row by row.
+    in, when there is one. Cells are 0-80 (0 to size*size-1), row by row; ``size`` is the board's side.
     """
 
     technique: str
@@ -109,18 +171,20 @@ class Step:
     cells: tuple[int, ...]
     unit: str | None
     text: str
+    size: int = 9
 
     @property
     def level(self) -> Level:
         return TECHNIQUES.get(self.technique, "easy")
 
     def to_json(self) -> dict[str, Any]:
+        names = geometry(_square_box(self.size)).names
         return {
             "technique": self.technique,
-            "cell": None if self.cell is None else NAMES[self.cell],
+            "cell": None if self.cell is None else names[self.cell],
             "digit": self.digit,
-            "eliminations": [f"{NAMES[c]}-{d}" for c, d in self.eliminations],
-            "cells": [NAMES[c] for c in self.cells],
+            "eliminations": [f"{names[c]}-{d}" for c, d in self.eliminations],
+            "cells": [names[c] for c in self.cells],
             "text": self.text,
         }
 
@@ -135,6 +199,7 @@ class Explanation:
     puzzle: str
     solution: str
     steps: tuple[Step, ...]
+    box: Box = (3, 3)
 
     @property
     def logical(self) -> bool:
@@ -154,6 +219,8 @@ class Explanation:
     def to_json(self) -> dict[str, Any]:
         return {
             "puzzle": self.puzzle,
+            "size": self.box[0] * self.box[1],
+            "box": box_label(self.box),
             "solution": self.solution,
             "logical": self.logical,
             "rating": self.rating,
@@ -161,8 +228,13 @@ class Explanation:
         }
 
 
-def _names(cells: Iterable[int]) -> str:
-    return ", ".join(NAMES[c] for c in cells)
+def _square_box(size: int) -> Box:
+    """Any box of this side: cell names depend on the side only."""
+    return {4: (2, 2), 6: (2, 3), 9: (3, 3), 16: (4, 4)}[size]
+
+
+def _names(geo: Geometry, cells: Iterable[int]) -> str:
+    return ", ".join(geo.names[c] for c in cells)
 
 
 def _and(items: Sequence[Any], word: str = "and") -> str:
@@ -171,7 +243,7 @@ def _and(items: Sequence[Any], word: str = "and") -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + f" {word} " + items[-1]
 
 
-def _removals(elims: Sequence[tuple[int, int]], by_cell: bool = False) -> str:
+def _removals(geo: Geometry, elims: Sequence[tuple[int, int]], by_cell: bool = False) -> str:
     """'remove 4 from r1c2, r1c3; 5 and 7 from r5c5': digits that leave the same cells go together.
 
     ``by_cell`` lists cells that lose the same digits together instead (hidden subsets read better so).
@@ -184,21 +256,22 @@ def _removals(elims: Sequence[tuple[int, int]], by_cell: bool = False) -> str:
     for key, vals in groups.items():
         merged.setdefault(tuple(vals), []).append(key)
     if by_cell:
-        parts = [f"{_and(ds)} from {_names(cs)}" for ds, cs in merged.items()]
+        parts = [f"{_and(ds)} from {_names(geo, cs)}" for ds, cs in merged.items()]
     else:
-        parts = [f"{_and(ds)} from {_names(cs)}" for cs, ds in merged.items()]
+        parts = [f"{_and(ds)} from {_names(geo, cs)}" for cs, ds in merged.items()]
     return "remove " + "; ".join(parts)
 
 
-def _place(technique: str, cell: int, digit: int, cells: Iterable[int], unit: int | None, why: str) -> Step:
-    return Step(technique, cell, digit, (), tuple(cells), None if unit is None else UNIT_NAMES[unit],
-                f"{NAMES[cell]} is {digit}: {why}")
+def _place(geo: Geometry, technique: str, cell: int, digit: int, cells: Iterable[int], unit: int | None,
+           why: str) -> Step:
+    return Step(technique, cell, digit, (), tuple(cells), None if unit is None else geo.unit_names[unit],
+                f"{geo.names[cell]} is {digit}: {why}", geo.size)
 
 
-def _eliminate(technique: str, elims: list[tuple[int, int]], cells: Iterable[int], unit: int | None,
-               text: str) -> Step:
+def _eliminate(geo: Geometry, technique: str, elims: list[tuple[int, int]], cells: Iterable[int],
+               unit: int | None, text: str) -> Step:
     return Step(technique, None, None, tuple(sorted(elims)), tuple(cells),
-                None if unit is None else UNIT_NAMES[unit], text)
+                None if unit is None else geo.unit_names[unit], text, geo.size)
 
 
 # --------------------------------------------------------------------------- the grid
@@ -207,23 +280,24 @@ def _eliminate(technique: str, elims: list[tuple[int, int]], cells: Iterable[int
 class _Grid:
     """Placed digits and candidate masks; placing a digit clears it from the peers."""
 
-    __slots__ = ("values", "cand", "empty")
+    __slots__ = ("values", "cand", "empty", "geo")
 
-    def __init__(self, values: list[int], cand: list[int], empty: int):
+    def __init__(self, values: list[int], cand: list[int], empty: int, geo: Geometry = _G9):
         self.values = values
         self.cand = cand
         self.empty = empty
+        self.geo = geo
 
     @classmethod
-    def from_values(cls, values: Sequence[int]) -> _Grid:
-        g = cls([0] * 81, [FULL] * 81, 81)
+    def from_values(cls, values: Sequence[int], geo: Geometry = _G9) -> _Grid:
+        g = cls([0] * geo.ncells, [geo.full] * geo.ncells, geo.ncells, geo)
         for i, v in enumerate(values):
             if v:
                 g.place(i, v)
         return g
 
     def copy(self) -> _Grid:
-        return _Grid(self.values.copy(), self.cand.copy(), self.empty)
+        return _Grid(self.values.copy(), self.cand.copy(), self.empty, self.geo)
 
     def place(self, i: int, d: int) -> None:
         self.values[i] = d
@@ -231,7 +305,7 @@ class _Grid:
         self.empty -= 1
         keep = ~(1 << (d - 1))
         cand = self.cand
-        for p in PEER_LIST[i]:
+        for p in self.geo.peer_list[i]:
             cand[p] &= keep
 
     def apply(self, step: Step) -> None:
@@ -249,28 +323,30 @@ class _Grid:
 
 
 def _naked_single(g: _Grid) -> Step | None:
+    geo = g.geo
     cand, values = g.cand, g.values
-    for i in range(81):
+    for i in range(geo.ncells):
         m = cand[i]
         if m and not m & (m - 1):
             d = m.bit_length()
-            for u in (CELL_UNITS[i][2], CELL_UNITS[i][0], CELL_UNITS[i][1]):
-                if all(values[j] for j in UNITS[u] if j != i):
-                    return _place("naked single", i, d, [j for j in UNITS[u] if j != i], u,
-                                  f"it is the last empty cell of {UNIT_NAMES[u]}")
+            for u in (geo.cell_units[i][2], geo.cell_units[i][0], geo.cell_units[i][1]):
+                if all(values[j] for j in geo.units[u] if j != i):
+                    return _place(geo, "naked single", i, d, [j for j in geo.units[u] if j != i], u,
+                                  f"it is the last empty cell of {geo.unit_names[u]}")
             proof: dict[int, int] = {}
-            for p in PEER_LIST[i]:
+            for p in geo.peer_list[i]:
                 if values[p] and values[p] not in proof:
                     proof[values[p]] = p
-            return _place("naked single", i, d, sorted(proof.values()), None,
+            return _place(geo, "naked single", i, d, sorted(proof.values()), None,
                           "every other digit is already in its row, column or box")
     return None
 
 
 def _hidden_single(g: _Grid) -> Step | None:
+    geo = g.geo
     cand, values = g.cand, g.values
-    for u in SCAN_ORDER:
-        unit = UNITS[u]
+    for u in geo.scan_order:
+        unit = geo.units[u]
         once = twice = 0
         for i in unit:
             m = cand[i]
@@ -284,11 +360,11 @@ def _hidden_single(g: _Grid) -> Step | None:
             proof: list[int] = []
             for j in unit:  # for each other empty cell, a peer outside the unit already holding d
                 if j != i and not values[j]:
-                    p = next((p for p in PEER_LIST[j] if values[p] == d and p not in unit), None)
+                    p = next((p for p in geo.peer_list[j] if values[p] == d and p not in unit), None)
                     if p is not None and p not in proof:
                         proof.append(p)
-            return _place("hidden single", i, d, sorted(proof), u,
-                          f"it is the only cell of {UNIT_NAMES[u]} where {d} fits")
+            return _place(geo, "hidden single", i, d, sorted(proof), u,
+                          f"it is the only cell of {geo.unit_names[u]} where {d} fits")
     return None
 
 
@@ -297,12 +373,13 @@ def _singles_bulk(g: _Grid) -> tuple[int, int]:
 
     Used to score a reveal and by the generator, where only the outcome counts.
     """
+    geo = g.geo
     cand, values = g.cand, g.values
     naked = hidden = 0
     progress = True
     while progress and g.empty:
         progress = False
-        for i in range(81):
+        for i in range(geo.ncells):
             m = cand[i]
             if m and not m & (m - 1):
                 g.place(i, m.bit_length())
@@ -310,7 +387,7 @@ def _singles_bulk(g: _Grid) -> tuple[int, int]:
                 progress = True
         if progress:
             continue
-        for unit in UNITS:
+        for unit in geo.units:
             once = twice = 0
             for i in unit:
                 m = cand[i]
@@ -333,40 +410,43 @@ def _singles_bulk(g: _Grid) -> tuple[int, int]:
 
 
 def _pointing(g: _Grid) -> Step | None:
-    for b in range(9):
-        box = BOXES[b]
-        for d in range(1, 10):
+    geo = g.geo
+    for b in range(geo.size):
+        box = geo.boxes[b]
+        for d in range(1, geo.size + 1):
             bit = 1 << (d - 1)
             spots = g.where(box, bit)
             if len(spots) < 2:
                 continue
-            for line_of, lines, base in ((ROW_OF, ROWS, 0), (COL_OF, COLS, 9)):
+            for line_of, lines, base in ((geo.row_of, geo.rows, 0), (geo.col_of, geo.cols, geo.size)):
                 k = line_of[spots[0]]
                 if all(line_of[s] == k for s in spots):
-                    elims = [(j, d) for j in g.where(lines[k], bit) if BOX_OF[j] != b]
+                    elims = [(j, d) for j in g.where(lines[k], bit) if geo.box_of[j] != b]
                     if elims:
-                        line = UNIT_NAMES[base + k]
+                        line = geo.unit_names[base + k]
                         return _eliminate(
-                            "pointing", elims, spots, 18 + b,
-                            f"in box {b + 1}, {d} fits only in {line} ({_names(spots)}), so no other cell of "
-                            f"{line} can be {d}: {_removals(elims)}")
+                            geo, "pointing", elims, spots, 2 * geo.size + b,
+                            f"in box {b + 1}, {d} fits only in {line} ({_names(geo, spots)}), so no other cell of "
+                            f"{line} can be {d}: {_removals(geo, elims)}")
     return None
 
 
 def _claiming(g: _Grid) -> Step | None:
-    for u in range(18):
-        bit_spots = [(d, g.where(UNITS[u], 1 << (d - 1))) for d in range(1, 10)]
+    geo = g.geo
+    for u in range(2 * geo.size):
+        bit_spots = [(d, g.where(geo.units[u], 1 << (d - 1))) for d in range(1, geo.size + 1)]
         for d, spots in bit_spots:
             if len(spots) < 2:
                 continue
-            b = BOX_OF[spots[0]]
-            if all(BOX_OF[s] == b for s in spots):
-                elims = [(j, d) for j in g.where(BOXES[b], 1 << (d - 1)) if j not in spots]
+            b = geo.box_of[spots[0]]
+            if all(geo.box_of[s] == b for s in spots):
+                elims = [(j, d) for j in g.where(geo.boxes[b], 1 << (d - 1)) if j not in spots]
                 if elims:
                     return _eliminate(
-                        "claiming", elims, spots, u,
-                        f"in {UNIT_NAMES[u]}, {d} fits only in box {b + 1} ({_names(spots)}), so no other cell "
-                        f"of box {b + 1} can be {d}: {_removals(elims)}")
+                        geo, "claiming", elims, spots, u,
+                        f"in {geo.unit_names[u]}, {d} fits only in box {b + 1} ({_names(geo, spots)}),"
+                        f" so no other cell "
+                        f"of box {b + 1} can be {d}: {_removals(geo, elims)}")
     return None
 
 
@@ -379,24 +459,25 @@ def _naked_subset(size: int) -> Callable[[_Grid], Step | None]:
     name = f"naked {_SIZE_NAMES[size]}"
 
     def find(g: _Grid) -> Step | None:
+        geo = g.geo
         cand = g.cand
-        for u in SCAN_ORDER:
-            empties = [i for i in UNITS[u] if cand[i]]
+        for u in geo.scan_order:
+            empties = [i for i in geo.units[u] if cand[i]]
             if len(empties) <= size:
                 continue
-            small = [i for i in empties if 2 <= POP[cand[i]] <= size]
+            small = [i for i in empties if 2 <= geo.pop[cand[i]] <= size]
             for combo in combinations(small, size):
                 m = 0
                 for i in combo:
                     m |= cand[i]
-                if POP[m] != size:
+                if geo.pop[m] != size:
                     continue
-                elims = [(j, d) for j in empties if j not in combo for d in DIGITS[cand[j] & m]]
+                elims = [(j, d) for j in empties if j not in combo for d in geo.digits[cand[j] & m]]
                 if elims:
                     return _eliminate(
-                        name, elims, combo, u,
-                        f"{_and([NAMES[i] for i in combo])} hold only {_and(DIGITS[m])} between them, so no "
-                        f"other cell of {UNIT_NAMES[u]} can: {_removals(elims)}")
+                        geo, name, elims, combo, u,
+                        f"{_and([geo.names[i] for i in combo])} hold only {_and(geo.digits[m])} between them, so no "
+                        f"other cell of {geo.unit_names[u]} can: {_removals(geo, elims)}")
         return None
 
     find.__name__ = f"_naked_{_SIZE_NAMES[size]}"
@@ -407,30 +488,31 @@ def _hidden_subset(size: int) -> Callable[[_Grid], Step | None]:
     name = f"hidden {_SIZE_NAMES[size]}"
 
     def find(g: _Grid) -> Step | None:
+        geo = g.geo
         cand = g.cand
-        for u in SCAN_ORDER:
-            unit = UNITS[u]
+        for u in geo.scan_order:
+            unit = geo.units[u]
             if sum(1 for i in unit if cand[i]) <= size:
                 continue
             spots: dict[int, int] = {}  # digit -> mask of positions within the unit
             for k, i in enumerate(unit):
-                for d in DIGITS[cand[i]]:
+                for d in geo.digits[cand[i]]:
                     spots[d] = spots.get(d, 0) | 1 << k
-            digits = [d for d, m in spots.items() if 2 <= POP[m] <= size]
+            digits = [d for d, m in spots.items() if 2 <= geo.pop[m] <= size]
             for combo in combinations(sorted(digits), size):
                 pos = 0
                 for d in combo:
                     pos |= spots[d]
-                if POP[pos] != size:
+                if geo.pop[pos] != size:
                     continue
                 keep = sum(1 << (d - 1) for d in combo)
-                cells = [unit[k] for k in range(9) if pos >> k & 1]
-                elims = [(c, d) for c in cells for d in DIGITS[cand[c] & ~keep]]
+                cells = [unit[k] for k in range(geo.size) if pos >> k & 1]
+                elims = [(c, d) for c in cells for d in geo.digits[cand[c] & ~keep]]
                 if elims:
                     return _eliminate(
-                        name, elims, cells, u,
-                        f"in {UNIT_NAMES[u]}, {_and(combo)} fit only in {_and([NAMES[c] for c in cells])}, so "
-                        f"those cells hold nothing else: {_removals(elims, by_cell=True)}")
+                        geo, name, elims, cells, u,
+                        f"in {geo.unit_names[u]}, {_and(combo)} fit only in {_and([geo.names[c] for c in cells])}, so "
+                        f"those cells hold nothing else: {_removals(geo, elims, by_cell=True)}")
         return None
 
     find.__name__ = f"_hidden_{_SIZE_NAMES[size]}"
@@ -446,36 +528,37 @@ def _fish(size: int) -> Callable[[_Grid], Step | None]:
     name = _FISH_NAMES[size]
 
     def find(g: _Grid) -> Step | None:
+        geo = g.geo
         cand = g.cand
-        for d in range(1, 10):
+        for d in range(1, geo.size + 1):
             bit = 1 << (d - 1)
-            for base_lines, cover_lines, base_word, cover_word in ((ROWS, COLS, "rows", "columns"),
-                                                                   (COLS, ROWS, "columns", "rows")):
+            for base_lines, cover_lines, base_word, cover_word in ((geo.rows, geo.cols, "rows", "columns"),
+                                                                   (geo.cols, geo.rows, "columns", "rows")):
                 lines = []  # (line index, mask of cover positions)
                 for k, line in enumerate(base_lines):
                     m = 0
                     for p, i in enumerate(line):
                         if cand[i] & bit:
                             m |= 1 << p
-                    if 2 <= POP[m] <= size:
+                    if 2 <= geo.pop[m] <= size:
                         lines.append((k, m))
                 for combo in combinations(lines, size):
                     cover = 0
                     for _, m in combo:
                         cover |= m
-                    if POP[cover] != size:
+                    if geo.pop[cover] != size:
                         continue
                     base = {k for k, _ in combo}
-                    covers = [p for p in range(9) if cover >> p & 1]
-                    elims = [(cover_lines[p][k], d) for p in covers for k in range(9)
+                    covers = [p for p in range(geo.size) if cover >> p & 1]
+                    elims = [(cover_lines[p][k], d) for p in covers for k in range(geo.size)
                              if k not in base and cand[cover_lines[p][k]] & bit]
                     if elims:
                         cells = sorted(base_lines[k][p] for k in base for p in covers if cand[base_lines[k][p]] & bit)
                         return _eliminate(
-                            name, elims, cells, None,
+                            geo, name, elims, cells, None,
                             f"in {base_word} {_and(sorted(k + 1 for k in base))}, {d} fits only in {cover_word} "
                             f"{_and([p + 1 for p in covers])}, so those {cover_word} have their {d} in these "
-                            f"{base_word}: {_removals(elims)}")
+                            f"{base_word}: {_removals(geo, elims)}")
         return None
 
     find.__name__ = f"_{name.replace('-', '_')}"
@@ -486,67 +569,73 @@ def _fish(size: int) -> Callable[[_Grid], Step | None]:
 
 
 def _xy_wing(g: _Grid) -> Step | None:
+    geo = g.geo
     cand = g.cand
-    bivalue = [i for i in range(81) if POP[cand[i]] == 2]
+    bivalue = [i for i in range(geo.ncells) if geo.pop[cand[i]] == 2]
     for pivot in bivalue:
         xy = cand[pivot]
-        wings = [j for j in bivalue if j in PEERS[pivot] and POP[cand[j] & xy] == 1]
+        wings = [j for j in bivalue if j in geo.peers[pivot] and geo.pop[cand[j] & xy] == 1]
         for a, b in combinations(wings, 2):
             ca, cb = cand[a], cand[b]
             z = ca & ~xy
             if ca & xy == cb & xy or z != cb & ~xy:
                 continue
-            elims = [(k, z.bit_length()) for k in sorted(PEERS[a] & PEERS[b]) if cand[k] & z]
+            elims = [(k, z.bit_length()) for k in sorted(geo.peers[a] & geo.peers[b]) if cand[k] & z]
             if elims:
                 x, y, zd = (ca & xy).bit_length(), (cb & xy).bit_length(), z.bit_length()
                 return _eliminate(
-                    "xy-wing", elims, (pivot, a, b), None,
-                    f"{NAMES[pivot]} is {x} or {y}; if {x}, {NAMES[a]} is {zd}, if {y}, {NAMES[b]} is {zd}; "
-                    f"either way one of them is {zd}, so no cell that sees both can be {zd}: {_removals(elims)}")
+                    geo, "xy-wing", elims, (pivot, a, b), None,
+                    f"{geo.names[pivot]} is {x} or {y};"
+                    f" if {x}, {geo.names[a]} is {zd}, if {y}, {geo.names[b]} is {zd}; "
+                    f"either way one of them is {zd}, so no cell that sees both can be {zd}: {_removals(geo, elims)}")
     return None
 
 
 def _xyz_wing(g: _Grid) -> Step | None:
+    geo = g.geo
     cand = g.cand
-    bivalue = [i for i in range(81) if POP[cand[i]] == 2]
-    for pivot in range(81):
+    bivalue = [i for i in range(geo.ncells) if geo.pop[cand[i]] == 2]
+    for pivot in range(geo.ncells):
         xyz = cand[pivot]
-        if POP[xyz] != 3:
+        if geo.pop[xyz] != 3:
             continue
-        wings = [j for j in bivalue if j in PEERS[pivot] and cand[j] & xyz == cand[j]]
+        wings = [j for j in bivalue if j in geo.peers[pivot] and cand[j] & xyz == cand[j]]
         for a, b in combinations(wings, 2):
             z = cand[a] & cand[b]
-            if cand[a] | cand[b] != xyz or POP[z] != 1:
+            if cand[a] | cand[b] != xyz or geo.pop[z] != 1:
                 continue
-            elims = [(k, z.bit_length()) for k in sorted(PEERS[pivot] & PEERS[a] & PEERS[b]) if cand[k] & z]
+            elims = [(k, z.bit_length()) for k in sorted(geo.peers[pivot] & geo.peers[a] & geo.peers[b]) if cand[k] & z]
             if elims:
                 zd = z.bit_length()
                 return _eliminate(
-                    "xyz-wing", elims, (pivot, a, b), None,
-                    f"{NAMES[pivot]} is {_and(DIGITS[xyz], 'or')}, {NAMES[a]} is {_and(DIGITS[cand[a]], 'or')}, "
-                    f"{NAMES[b]} is {_and(DIGITS[cand[b]], 'or')}: one of the three is {zd}, so no cell that "
-                    f"sees all three can be {zd}: {_removals(elims)}")
+                    geo, "xyz-wing", elims, (pivot, a, b), None,
+                    f"{geo.names[pivot]} is {_and(geo.digits[xyz], 'or')},"
+                    f" {geo.names[a]} is {_and(geo.digits[cand[a]], 'or')}, "
+                    f"{geo.names[b]} is {_and(geo.digits[cand[b]], 'or')}: one of the three is {zd}, so no cell that "
+                    f"sees all three can be {zd}: {_removals(geo, elims)}")
     return None
 
 
 def _strong_links(g: _Grid, bit: int) -> list[tuple[int, int, int]]:
     """Units where a digit fits in exactly two cells: (cell, cell, unit)."""
+    geo = g.geo
     links = []
-    for u in range(27):
-        spots = g.where(UNITS[u], bit)
+    for u in range(len(geo.units)):
+        spots = g.where(geo.units[u], bit)
         if len(spots) == 2:
             links.append((spots[0], spots[1], u))
     return links
 
 
 def _w_wing(g: _Grid) -> Step | None:
+    geo = g.geo
     cand = g.cand
-    bivalue = [i for i in range(81) if POP[cand[i]] == 2]
+    bivalue = [i for i in range(geo.ncells) if geo.pop[cand[i]] == 2]
     for a, b in combinations(bivalue, 2):
-        if cand[a] != cand[b] or b in PEERS[a]:
+        if cand[a] != cand[b] or b in geo.peers[a]:
             continue
-        both = PEERS[a] & PEERS[b]
-        for x, y in (DIGITS[cand[a]], DIGITS[cand[a]][::-1]):
+        both = geo.peers[a] & geo.peers[b]
+        for x, y in (geo.digits[cand[a]], geo.digits[cand[a]][::-1]):
             ybit = 1 << (y - 1)
             elims = [(k, y) for k in sorted(both) if cand[k] & ybit]
             if not elims:
@@ -554,19 +643,22 @@ def _w_wing(g: _Grid) -> Step | None:
             for p, q, u in _strong_links(g, 1 << (x - 1)):
                 if {p, q} & {a, b}:
                     continue
-                if (p in PEERS[a] and q in PEERS[b]) or (p in PEERS[b] and q in PEERS[a]):
+                if (p in geo.peers[a] and q in geo.peers[b]) or (p in geo.peers[b] and q in geo.peers[a]):
                     return _eliminate(
-                        "w-wing", elims, (a, b, p, q), u,
-                        f"{NAMES[a]} and {NAMES[b]} are both {x} or {y}, and {UNIT_NAMES[u]} has its {x} in "
-                        f"{NAMES[p]} or {NAMES[q]}, which see them: one of {NAMES[a]}, {NAMES[b]} is {y}, so no "
-                        f"cell that sees both can be {y}: {_removals(elims)}")
+                        geo, "w-wing", elims, (a, b, p, q), u,
+                        f"{geo.names[a]} and {geo.names[b]} are both {x} or {y},"
+                        f" and {geo.unit_names[u]} has its {x} in "
+                        f"{geo.names[p]} or {geo.names[q]},"
+                        f" which see them: one of {geo.names[a]}, {geo.names[b]} is {y}, so no "
+                        f"cell that sees both can be {y}: {_removals(geo, elims)}")
     return None
 
 
 def _simple_coloring(g: _Grid) -> Step | None:
     """Chains of strong links on one digit: color them on/off alternately; a color is true."""
+    geo = g.geo
     cand = g.cand
-    for d in range(1, 10):
+    for d in range(1, geo.size + 1):
         bit = 1 << (d - 1)
         adj: dict[int, list[int]] = {}
         for p, q, _ in _strong_links(g, bit):
@@ -587,23 +679,23 @@ def _simple_coloring(g: _Grid) -> Step | None:
             if len(color) < 4:
                 continue
             groups = [sorted(c for c, k in color.items() if k == 0), sorted(c for c, k in color.items() if k == 1)]
-            chain = ", ".join(f"{NAMES[c]}{'+' if color[c] == 0 else '-'}" for c in sorted(color))
+            chain = ", ".join(f"{geo.names[c]}{'+' if color[c] == 0 else '-'}" for c in sorted(color))
             lead = f"where {d} fits only twice in a unit, one cell is {d} and the other not: color them + and -"
             for k in (0, 1):  # color wrap: two cells of one color see each other, so that color is false
-                clash = next(((a, b) for a, b in combinations(groups[k], 2) if b in PEERS[a]), None)
+                clash = next(((a, b) for a, b in combinations(groups[k], 2) if b in geo.peers[a]), None)
                 if clash:
                     elims = [(c, d) for c in groups[k]]
                     return _eliminate(
-                        "simple coloring", elims, sorted(color), None,
-                        f"{lead} ({chain}); {NAMES[clash[0]]} and {NAMES[clash[1]]} share a color and see each "
-                        f"other, so that color cannot be {d}: {_removals(elims)}")
-            elims = [(c, d) for c in range(81) if cand[c] & bit and c not in color
-                     and any(p in PEERS[c] for p in groups[0]) and any(p in PEERS[c] for p in groups[1])]
+                        geo, "simple coloring", elims, sorted(color), None,
+                        f"{lead} ({chain}); {geo.names[clash[0]]} and {geo.names[clash[1]]} share a color and see each "
+                        f"other, so that color cannot be {d}: {_removals(geo, elims)}")
+            elims = [(c, d) for c in range(geo.ncells) if cand[c] & bit and c not in color
+                     and any(p in geo.peers[c] for p in groups[0]) and any(p in geo.peers[c] for p in groups[1])]
             if elims:
                 return _eliminate(
-                    "simple coloring", elims, sorted(color), None,
+                    geo, "simple coloring", elims, sorted(color), None,
                     f"{lead} ({chain}) and one color holds the {d}s, so no cell that sees both colors can be "
-                    f"{d}: {_removals(elims)}")
+                    f"{d}: {_removals(geo, elims)}")
     return None
 
 
@@ -645,28 +737,27 @@ REVEAL_TRIES = 12  # cells scored per reveal: the ones with the fewest candidate
 
 def _reveal(g: _Grid, solution: str) -> Step:
     """One cell of the solution: of the cells with the fewest candidates, the one that unlocks most singles."""
-    empties = sorted((POP[g.cand[i]], i) for i in range(81) if not g.values[i])[:REVEAL_TRIES]
+    geo = g.geo
+    empties = sorted((geo.pop[g.cand[i]], i) for i in range(geo.ncells) if not g.values[i])[:REVEAL_TRIES]
     best, best_key = empties[0][1], (-1, 0, 0)
     for count, i in empties:
         trial = g.copy()
-        trial.place(i, int(solution[i]))
+        trial.place(i, geo.value(solution[i]))
         key = (sum(_singles_bulk(trial)), -count, -i)
         if key > best_key:
             best, best_key = i, key
-    d = int(solution[best])
-    return _place("reveal", best, d, (best,), None,
+    d = geo.value(solution[best])
+    return _place(geo, "reveal", best, d, (best,), None,
                   "no named technique applies here, so this cell is revealed from the solution")
 
 
-def _values(text: str) -> list[int]:
-    return [0 if ch in ".0" else int(ch) for ch in text]
+def _values(text: str, geo: Geometry = _G9) -> list[int]:
+    return [geo.value(ch) for ch in text]
 
 
-def _board(puzzle: str | Board) -> Board:
-    board = parse_line(puzzle.strip()) if isinstance(puzzle, str) else puzzle
-    if board.n != 3:
-        raise NoSolutionError("hints and explanations are for 9x9 puzzles only")
-    return board
+def _board(puzzle: str | Board, box: Box | None = None) -> Board:
+    """A board from text (``box`` for turned 6x6 boxes) or as given; every size the solver knows works."""
+    return parse_line(puzzle.strip(), box=box) if isinstance(puzzle, str) else puzzle
 
 
 def find_solution(puzzle: str | Board, timeout: float | None = 10.0) -> str:
@@ -684,21 +775,23 @@ def find_solution(puzzle: str | Board, timeout: float | None = 10.0) -> str:
     return res.first
 
 
-def explain(puzzle: str | Board, timeout: float | None = 10.0, solution: str | None = None) -> Explanation:
+def explain(puzzle: str | Board, timeout: float | None = 10.0, solution: str | None = None,
+            box: Box | None = None) -> Explanation:
     """Every step from the givens to the full grid, easiest technique first at each step.
 
     ``solution``, when the caller already has it (the generator does), skips the search.
+    ``box`` gives a text puzzle's box shape when it is not the default (3x2 turned 6x6 boxes).
     """
-    board = _board(puzzle)
+    board = _board(puzzle, box)
     if solution is None:
         solution = find_solution(board, timeout)
-    g = _Grid.from_values(board.cells)
+    g = _Grid.from_values(board.cells, geometry(board.box))
     steps: list[Step] = []
     while g.empty:
         step = _find(g) or _reveal(g, solution)
         g.apply(step)
         steps.append(step)
-    return Explanation(board.to_string(), solution, tuple(steps))
+    return Explanation(board.to_string(), solution, tuple(steps), board.box)
 
 
 def _state(board: Board, solution: str, entries: str | None, reveal_digit: bool) -> _Grid | Step:
@@ -706,23 +799,28 @@ def _state(board: Board, solution: str, entries: str | None, reveal_digit: bool)
 
     Entries on a given's cell are ignored: a camera reads givens too.
     """
+    geo = geometry(board.box)
     values = list(board.cells)
     if entries is None:
-        return _Grid.from_values(values)
-    if len(entries) != 81 or any(ch not in ".0123456789" for ch in entries):
-        raise ValueError("entries are 81 characters: 1-9, or '.'/'0' for an empty cell")
-    for i, ch in enumerate(entries):
-        if values[i] or ch in ".0":
+        return _Grid.from_values(values, geo)
+    try:
+        written = _values(entries, geo)
+    except ValueError:
+        written = []
+    if len(entries) != geo.ncells or len(written) != geo.ncells:
+        top = SYMBOLS[geo.size - 1]
+        raise ValueError(f"entries are {geo.ncells} characters: 1-{top}, or '.'/'0' for an empty cell")
+    for i, d in enumerate(written):
+        if values[i] or not d:
             continue
-        if ch != solution[i]:
-            d = int(ch)
-            clash = [p for p in PEER_LIST[i] if board.cells[p] == d or (not board.cells[p] and entries[p] == ch)]
-            right = int(solution[i])
-            text = f"{NAMES[i]} is wrong: it is {right}, not {d}" if reveal_digit else f"{NAMES[i]} is wrong"
+        right = geo.value(solution[i])
+        if d != right:
+            clash = [p for p in geo.peer_list[i] if board.cells[p] == d or (not board.cells[p] and written[p] == d)]
+            text = f"{geo.names[i]} is wrong: it is {right}, not {d}" if reveal_digit else f"{geo.names[i]} is wrong"
             return Step("mistake", i, right if reveal_digit else None, (), (i, *clash), None,
-                        text + "; remove it first")
-        values[i] = int(ch)
-    return _Grid.from_values(values)
+                        text + "; remove it first", geo.size)
+        values[i] = d
+    return _Grid.from_values(values, geo)
 
 
 # on paper, a hidden single comes first: the box (or line) that proves it can be shaded, where a
@@ -765,35 +863,39 @@ def next_step(puzzle: str | Board, entries: str | None = None, reveal_digit: boo
     return _find(state) or _reveal(state, solution)
 
 
-def find_step(candidates: Sequence[str], values: str | None = None) -> Step | None:
+def find_step(candidates: Sequence[str], values: str | None = None, box: Box = (3, 3)) -> Step | None:
     """The easiest step on a given pencil-mark state (81 strings of candidate digits), or None.
 
     For a grid with pencil marks, and for pinning textbook examples; ``values`` holds the placed
-    digits (81 characters, '.' for an empty cell); their peers lose those digits.
+    digits (81 characters, '.' for an empty cell); their peers lose those digits. ``box`` for other sizes.
     """
-    if len(candidates) != 81:
-        raise ValueError("candidates: give 81 strings of digits")
-    placed = _values(values) if values is not None else [0] * 81
-    g = _Grid([0] * 81, [sum(1 << (int(ch) - 1) for ch in set(c)) for c in candidates], 81)
+    geo = geometry(box)
+    if len(candidates) != geo.ncells:
+        raise ValueError(f"candidates: give {geo.ncells} strings of digits")
+    placed = _values(values, geo) if values is not None else [0] * geo.ncells
+    g = _Grid([0] * geo.ncells, [sum(1 << (geo.value(ch) - 1) for ch in set(c)) for c in candidates],
+              geo.ncells, geo)
     for i, v in enumerate(placed):
         if v:  # a placed digit also clears stale pencil marks of its peers
             g.place(i, v)
     return _find(g)
 
 
-def solvable_within(puzzle: str, level: Level) -> bool:
+def solvable_within(puzzle: str, level: Level, box: Box | None = None) -> bool:
     """True when techniques up to ``level`` fill the whole grid (which proves the solution unique).
 
     The generator calls this for every cell it digs out, so singles run in bulk, without steps.
     """
     limit = LEVELS.index(level)
     finders = [(n, f) for n, f in FINDERS[2:] if LEVELS.index(TECHNIQUES[n]) <= limit]
-    g = _Grid.from_values(_values(puzzle))
+    board = _board(puzzle, box)
+    geo = geometry(board.box)
+    g = _Grid.from_values(board.cells, geo)
     while True:
         _singles_bulk(g)
         if not g.empty:
             return True
-        if any(not g.cand[i] for i in range(81) if not g.values[i]):
+        if any(not g.cand[i] for i in range(geo.ncells) if not g.values[i]):
             return False  # no solution at all
         step = _find(g, finders)
         if step is None:

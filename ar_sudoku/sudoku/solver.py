@@ -6,12 +6,14 @@ singles with a once/twice bit trick per unit, and branches on the cell with the
 fewest candidates, or, when every open cell has three or more, on a digit with
 only two places in a unit (what proves unsolvable boards quickly). It is pure
 Python so it runs anywhere the package installs, and it checks a deadline so a
-garbage reading from the camera can never hang the caller. Boards of rank 2, 3
-and 4 (4x4, 9x9, 16x16) share one code path.
+garbage reading from the camera can never hang the caller. Every board size
+newspapers print shares one code path: 4x4 (2x2 boxes), 6x6 (2x3 boxes, or 3x2
+"turned"), 9x9 (3x3) and 16x16 (4x4); a box is ``rows x columns``.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,7 +24,9 @@ from ar_sudoku.errors import ArSudokuError
 
 SYMBOLS = "123456789ABCDEFG"
 BLANKS = ".0"
-SIZES = {16: 2, 81: 3, 256: 4}  # cell count -> rank n
+SIZES = {16: 4, 36: 6, 81: 9, 256: 16}  # cell count -> side
+Box = tuple[int, int]  # rows x columns of one box
+BOXES: dict[int, tuple[Box, ...]] = {4: ((2, 2),), 6: ((2, 3), (3, 2)), 9: ((3, 3),), 16: ((4, 4),)}  # first: default
 
 Status = Literal["solved", "no_solution", "timeout", "invalid"]
 
@@ -41,23 +45,48 @@ class PuzzleFormatError(ArSudokuError, ValueError):
         self.column = column
 
 
+def default_box(size: int) -> Box:
+    """The box newspapers print for a side: 2x2, 2x3 (6x6 with wide boxes), 3x3, 4x4."""
+    if size not in BOXES:
+        raise PuzzleFormatError(f"a {size}x{size} grid is not supported (4x4, 6x6, 9x9 or 16x16)")
+    return BOXES[size][0]
+
+
+def box_label(box: Box) -> str:
+    return f"{box[0]}x{box[1]}"
+
+
+def parse_box(text: str) -> Box:
+    """``"2x3"`` (rows x columns of one box) as a box; only the shapes in :data:`BOXES` are allowed."""
+    m = re.fullmatch(r"\s*(\d+)\s*[xX×]\s*(\d+)\s*", text)
+    box = (int(m[1]), int(m[2])) if m else None
+    if box is None or box not in {b for bs in BOXES.values() for b in bs}:
+        allowed = ", ".join(box_label(b) for bs in BOXES.values() for b in bs)
+        raise PuzzleFormatError(f"box {text!r}: give rows x columns, one of {allowed}")
+    return box
+
+
 @dataclass(frozen=True)
 class Board:
-    """A square Sudoku of rank ``n`` (side ``n*n``); cells row by row, 0 = blank."""
+    """A Sudoku of side ``box[0] * box[1]``; cells row by row, 0 = blank.
 
-    n: int
+    ``box`` is one box's rows x columns: 6x6 grids are printed with 2x3 boxes
+    or turned, 3x2; every other size has square boxes.
+    """
+
     cells: tuple[int, ...]
+    box: Box = (3, 3)
     line: int | None = None  # where it came from in a file, for messages
 
     @property
     def size(self) -> int:
-        return self.n * self.n
+        return self.box[0] * self.box[1]
 
     def to_string(self, blank: str = ".") -> str:
         return "".join(SYMBOLS[v - 1] if v else blank for v in self.cells)
 
     def pretty(self) -> str:
-        return format_grid(self.to_string(), self.n)
+        return format_grid(self.to_string(), self.box)
 
     @property
     def givens(self) -> int:
@@ -116,16 +145,17 @@ def cell_name(index: int, size: int = 9) -> str:
     return f"r{index // size + 1}c{index % size + 1}"
 
 
-def format_grid(text: str, n: int = 3) -> str:
-    """A boxed grid for people: rows of digits with lines between boxes."""
-    size = n * n
-    sep = "+".join("-" * (2 * n + 1) for _ in range(n))
+def format_grid(text: str, box: Box = (3, 3)) -> str:
+    """A boxed grid for people: rows of digits with lines between boxes (``box``: rows x columns)."""
+    rows, cols = box
+    size = rows * cols
+    sep = "+".join("-" * (2 * cols + 1) for _ in range(rows))
     lines = ["+" + sep + "+"]
     for r in range(size):
         row = text[r * size : (r + 1) * size]
-        parts = [" ".join(row[b * n : (b + 1) * n]) for b in range(n)]
+        parts = [" ".join(row[b * cols : (b + 1) * cols]) for b in range(rows)]
         lines.append("| " + " | ".join(parts) + " |")
-        if r % n == n - 1:
+        if r % rows == rows - 1:
             lines.append("+" + sep + "+")
     return "\n".join(lines)
 
@@ -133,56 +163,76 @@ def format_grid(text: str, n: int = 3) -> str:
 # --------------------------------------------------------------------------- parsing
 
 
-def _symbol_value(ch: str, n: int) -> int | None:
-    """Digit value of a symbol on a rank-n board, 0 for a blank, None if not allowed."""
+def _symbol_value(ch: str, size: int) -> int | None:
+    """Digit value of a symbol on a board of side ``size``, 0 for a blank, None if not allowed."""
     if ch in BLANKS:
         return 0
     idx = SYMBOLS.find(ch.upper())
-    if 0 <= idx < n * n:
+    if 0 <= idx < size:
         return idx + 1
     return None
 
 
-def _allowed(n: int) -> str:
-    size = n * n
+def symbol_value(ch: str, size: int = 9) -> int:
+    """The digit a solution's symbol stands for (``"A"`` is 10 on a 16x16 board)."""
+    v = _symbol_value(ch, size)
+    if not v:
+        raise PuzzleFormatError(f"unexpected {ch!r} in a solution")
+    return v
+
+
+def _allowed(size: int) -> str:
     digits = "1-9" if size >= 9 else f"1-{size}"
     if size > 9:
         digits += f"A-{SYMBOLS[size - 1]}"
     return f"{digits}, '.' or '0'"
 
 
-def parse_line(text: str, line: int | None = None, column0: int = 1) -> Board:
-    """One puzzle written as 16, 81 or 256 symbols in a row."""
+def _board_box(size: int, box: Box | None, line: int | None) -> Box:
+    """The box of a puzzle of this side: the one asked for (it must fit), else the default."""
+    if box is None:
+        return default_box(size)
+    if box[0] * box[1] != size:
+        raise PuzzleFormatError(
+            f"a {size}x{size} puzzle cannot have {box_label(box)} boxes (they fit {box[0] * box[1]}x"
+            f"{box[0] * box[1]})", line)
+    return box
+
+
+def parse_line(text: str, line: int | None = None, column0: int = 1, box: Box | None = None) -> Board:
+    """One puzzle written as 16, 36, 81 or 256 symbols in a row; ``box`` for 3x2 (turned) 6x6 boxes."""
     if len(text) not in SIZES:
         raise PuzzleFormatError(
-            f"{len(text)} symbols; a puzzle has 81 (9x9), 16 (4x4) or 256 (16x16)", line
+            f"{len(text)} symbols; a puzzle has 81 (9x9), 16 (4x4), 36 (6x6) or 256 (16x16)", line
         )
-    n = SIZES[len(text)]
+    size = SIZES[len(text)]
+    shape = _board_box(size, box, line)
     cells = []
     for i, ch in enumerate(text):
-        v = _symbol_value(ch, n)
+        v = _symbol_value(ch, size)
         if v is None:
-            raise PuzzleFormatError(f"unexpected {ch!r} (expected {_allowed(n)})", line, column0 + i)
+            raise PuzzleFormatError(f"unexpected {ch!r} (expected {_allowed(size)})", line, column0 + i)
         cells.append(v)
-    return Board(n, tuple(cells), line)
+    return Board(tuple(cells), shape, line)
 
 
-def parse_puzzles(text: str) -> list[Board]:
+def parse_puzzles(text: str, box: Box | None = None) -> list[Board]:
     """Every puzzle in a text: one-line puzzles and/or grids of space-separated rows.
 
     Blank lines and ``#`` comments are skipped. A grid is ``size`` consecutive
     lines of ``size`` tokens each (``0`` or ``.`` for a blank), as printed by
     most Sudoku programs. The first bad line raises :class:`PuzzleFormatError`.
     """
-    boards, errors = parse_puzzles_lenient(text)
+    boards, errors = parse_puzzles_lenient(text, box)
     if errors:
         raise errors[0]
     return boards
 
 
-def parse_puzzles_lenient(text: str) -> tuple[list[Board], list[PuzzleFormatError]]:
+def parse_puzzles_lenient(text: str, box: Box | None = None) -> tuple[list[Board], list[PuzzleFormatError]]:
     """Like :func:`parse_puzzles`, but a bad puzzle is skipped and its error kept (in line order), so one
-    bad line in a long file does not stop the good ones. A byte-order mark at the start is ignored."""
+    bad line in a long file does not stop the good ones. A byte-order mark at the start is ignored.
+    ``box`` (e.g. 3x2 for turned 6x6 boxes) applies to every puzzle; one of another size is an error."""
     boards: list[Board] = []
     errors: list[PuzzleFormatError] = []
     raw_lines = text.removeprefix("\ufeff").splitlines()
@@ -193,7 +243,7 @@ def parse_puzzles_lenient(text: str) -> tuple[list[Board], list[PuzzleFormatErro
             i += 1
             continue
         try:
-            board, used = _parse_one(raw_lines, i)
+            board, used = _parse_one(raw_lines, i, box)
         except PuzzleFormatError as exc:
             errors.append(exc)
             # a bad one-line puzzle is one line; a bad grid is skipped up to the next blank line
@@ -207,7 +257,7 @@ def parse_puzzles_lenient(text: str) -> tuple[list[Board], list[PuzzleFormatErro
     return boards, errors
 
 
-def _parse_one(raw_lines: list[str], i: int) -> tuple[Board, int]:
+def _parse_one(raw_lines: list[str], i: int, box: Box | None = None) -> tuple[Board, int]:
     """The puzzle starting at line ``i`` (0-based) and how many lines it takes."""
     raw = raw_lines[i]
     lineno = i + 1
@@ -215,14 +265,14 @@ def _parse_one(raw_lines: list[str], i: int) -> tuple[Board, int]:
     tokens = stripped.replace("|", " ").split()
     if len(tokens) == 1:
         col = raw.find(stripped) + 1
-        return parse_line(stripped, lineno, col), 1
+        return parse_line(stripped, lineno, col, box), 1
     # a grid of rows: the first row's width sets the size
     size = len(tokens)
-    if size not in (4, 9, 16):
+    if size not in BOXES:
         raise PuzzleFormatError(
-            f"{size} values in a row; a grid row has 9 (or 4, 16) values", lineno
+            f"{size} values in a row; a grid row has 9 (or 4, 6, 16) values", lineno
         )
-    n = {4: 2, 9: 3, 16: 4}[size]
+    shape = _board_box(size, box, lineno)
     cells: list[int] = []
     for r in range(size):
         j = i + r
@@ -239,16 +289,16 @@ def _parse_one(raw_lines: list[str], i: int) -> tuple[Board, int]:
         pos = 0
         for tok in row:
             pos = raw_lines[j].find(tok, pos) + 1
-            v = _symbol_value(tok, n) if len(tok) == 1 else None
+            v = _symbol_value(tok, size) if len(tok) == 1 else None
             if v is None:
-                raise PuzzleFormatError(f"unexpected {tok!r} (expected {_allowed(n)})", j + 1, pos)
+                raise PuzzleFormatError(f"unexpected {tok!r} (expected {_allowed(size)})", j + 1, pos)
             cells.append(v)
-    return Board(n, tuple(cells), lineno), size
+    return Board(tuple(cells), shape, lineno), size
 
 
-def parse_puzzle(text: str) -> Board:
+def parse_puzzle(text: str, box: Box | None = None) -> Board:
     """Exactly one puzzle from a string (one line or a grid of rows)."""
-    boards = parse_puzzles(text)
+    boards = parse_puzzles(text, box)
     if not boards:
         raise PuzzleFormatError("no puzzle found")
     if len(boards) > 1:
@@ -261,7 +311,7 @@ def parse_puzzle(text: str) -> Board:
 
 @dataclass(frozen=True)
 class _Tables:
-    n: int
+    box: Box
     size: int
     ncells: int
     full: int
@@ -272,16 +322,16 @@ class _Tables:
 
 
 @cache
-def _tables(n: int) -> _Tables:
-    size = n * n
+def _tables(box: Box) -> _Tables:
+    rows_per_box, cols_per_box = box
+    size = rows_per_box * cols_per_box
     rows = [tuple(r * size + c for c in range(size)) for r in range(size)]
     cols = [tuple(r * size + c for r in range(size)) for c in range(size)]
     boxes = []
-    for br in range(n):
-        for bc in range(n):
-            boxes.append(
-                tuple((br * n + r) * size + bc * n + c for r in range(n) for c in range(n))
-            )
+    for band in range(size // rows_per_box):  # boxes row by row, as cells are
+        for stack in range(size // cols_per_box):
+            boxes.append(tuple((band * rows_per_box + r) * size + stack * cols_per_box + c
+                               for r in range(rows_per_box) for c in range(cols_per_box)))
     units = tuple(rows + cols + boxes)
     names = tuple(
         [f"row {i + 1}" for i in range(size)]
@@ -297,14 +347,14 @@ def _tables(n: int) -> _Tables:
         ps.discard(i)
         peers.append(tuple(sorted(ps)))
     return _Tables(
-        n, size, size * size, (1 << size) - 1, units, names, tuple(peers),
+        box, size, size * size, (1 << size) - 1, units, names, tuple(peers),
         {1 << d: d + 1 for d in range(size)},
     )
 
 
-def units(n: int = 3) -> tuple[tuple[int, ...], ...]:
-    """The cell indices of every row, then column, then box of a rank-n board."""
-    return _tables(n).units
+def units(box: Box = (3, 3)) -> tuple[tuple[int, ...], ...]:
+    """The cell indices of every row, then column, then box of a board with boxes of ``box``."""
+    return _tables(box).units
 
 
 # --------------------------------------------------------------------------- validation
@@ -312,7 +362,7 @@ def units(n: int = 3) -> tuple[tuple[int, ...], ...]:
 
 def validate(board: Board) -> list[Conflict]:
     """Givens that repeat a digit within a row, column or box."""
-    t = _tables(board.n)
+    t = _tables(board.box)
     out: list[Conflict] = []
     for name, unit in zip(t.unit_names, t.units, strict=False):
         seen: dict[int, int] = {}
@@ -329,10 +379,10 @@ def validate(board: Board) -> list[Conflict]:
 
 def is_solution(board: Board, solution: str) -> bool:
     """True when ``solution`` is complete, keeps every given, and breaks no rule."""
-    t = _tables(board.n)
+    t = _tables(board.box)
     if len(solution) != t.ncells:
         return False
-    vals = [_symbol_value(ch, board.n) for ch in solution]
+    vals = [_symbol_value(ch, t.size) for ch in solution]
     if any(not v for v in vals):
         return False
     if any(g and g != v for g, v in zip(board.cells, vals, strict=False)):
@@ -354,9 +404,9 @@ class _Search:
     CHECK_EVERY = 64
 
     def __init__(
-        self, n: int, deadline: float | None, limit: int, cancel: Callable[[], bool] | None = None
+        self, box: Box, deadline: float | None, limit: int, cancel: Callable[[], bool] | None = None
     ):
-        self.t = _tables(n)
+        self.t = _tables(box)
         self.deadline = deadline
         self.cancel = cancel
         self.limit = limit
@@ -506,9 +556,9 @@ class _Search:
 
 
 def _initial(board: Board) -> list[int] | None:
-    t = _tables(board.n)
+    t = _tables(board.box)
     cand = [t.full] * t.ncells
-    s = _Search(board.n, None, 1)
+    s = _Search(board.box, None, 1)
     for i, v in enumerate(board.cells):
         if v:
             bit = 1 << (v - 1)
@@ -527,7 +577,7 @@ def _search(
 ) -> tuple[_Search, bool, float]:
     start = time.perf_counter()
     deadline = None if timeout is None else start + timeout
-    search = _Search(board.n, deadline, limit, cancel)
+    search = _Search(board.box, deadline, limit, cancel)
     cand = _initial(board)
     timed_out = False
     if cand is not None:
