@@ -107,6 +107,7 @@ def test_a_bending_page_in_a_video_is_tracked_and_solved(tmp_path, reader):
     assert np.median(errors) < 2.0
 
 
+@pytest.mark.data
 def test_the_frozen_flat_references_agree_with_the_annotated_outlines():
     """scripts/data/bent_truth.json: one lattice per annotated photo, its corners on the annotated outline."""
     import csv

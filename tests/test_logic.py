@@ -204,6 +204,7 @@ def _sample(name: str, every: int) -> list[str]:
     return lines[::every]
 
 
+@pytest.mark.data
 @pytest.mark.parametrize("name,every", [("easy50.txt", 1), ("hardest.txt", 1), ("top95.txt", 3),
                                         ("17clue_1000.txt", 25)])
 def test_every_step_agrees_with_the_solution(name, every):
@@ -212,6 +213,7 @@ def test_every_step_agrees_with_the_solution(name, every):
         assert sum(ok for ok, _ in results) >= 0.95 * len(results)
 
 
+@pytest.mark.data
 def test_newspaper_puzzles_are_logical_and_fast():
     files = sorted(need(PHOTOS / "printed").glob("*.dat"))
     puzzles = set()

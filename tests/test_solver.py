@@ -27,6 +27,7 @@ def test_classic_puzzles_have_their_known_solutions():
     assert solve(parse_line(HARDEST)).solution == HARDEST_SOLUTION
 
 
+@pytest.mark.data
 def test_a_17_clue_puzzle():
     line = need(PUZZLES / "17clue_1000.txt").read_text().splitlines()[0]
     board = parse_line(line)
@@ -36,6 +37,7 @@ def test_a_17_clue_puzzle():
     assert count_solutions(board).count == 1
 
 
+@pytest.mark.data
 @pytest.mark.parametrize("name", ["easy50.txt", "hardest.txt", "top95.txt"])
 def test_every_shared_puzzle_is_solved_correctly(name):
     for line in need(PUZZLES / name).read_text().split():
@@ -111,6 +113,7 @@ def _with_wrong_given(line: str, rng: random.Random) -> str:
     return rng.choice(options)
 
 
+@pytest.mark.data
 @pytest.mark.parametrize("name", ["top95.txt", "hardest.txt", "17clue_1000.txt"])
 def test_a_wrong_extra_given_is_proved_unsolvable(name):
     rng = random.Random(name)
@@ -134,6 +137,7 @@ def test_deadline_ends_a_pathological_search():
     assert count_solutions(parse_line("." * 81), limit=10**9, timeout=0.05).label.endswith("(timed out)")
 
 
+@pytest.mark.data
 def test_cancel_stops_the_search():
     hard = parse_line(need(PUZZLES / "top95.txt").read_text().split()[0])
     assert solve(hard, cancel=lambda: True).status == "timeout"
