@@ -10,8 +10,10 @@ import cv2
 import numpy as np
 import pytest
 
+from ar_sudoku.ar import solve_worker
 from ar_sudoku.ar.overlay import OverlayRenderer
 from ar_sudoku.ar.session import ARSession, SessionConfig
+from ar_sudoku.ar.solve_worker import SolveHandle, SolveWorker
 from ar_sudoku.cli import main
 from ar_sudoku.cli.video import run_loop
 from ar_sudoku.io.sinks import VideoSink
@@ -120,6 +122,39 @@ def test_a_new_puzzle_in_the_same_place_is_noticed(reader):
         assert all(r.solution in (None, B.solution) for r in results[20:])
         switched = next(r.frame for r in results[20:] if r.solution == B.solution)
         assert switched - 20 <= 15
+
+
+@pytest.mark.parametrize("lag", [None, 0, 2])
+def test_the_solve_lag_waits_for_a_solve_exactly_that_many_frames_after_it_was_submitted(reader, monkeypatch, lag):
+    """A job that can only finish once the session waits for it: live (no lag) the session never waits and
+    draws nothing; with a lag of k the solution is drawn exactly k frames after the submission."""
+    gate = threading.Event()
+    run_job, wait = solve_worker.run_job, SolveHandle.wait
+
+    def held(job, cancel):
+        assert gate.wait(60), "nobody waited for the solve"
+        return run_job(job, cancel)
+
+    def waited(handle, timeout=None):
+        gate.set()
+        return wait(handle, timeout)
+
+    monkeypatch.setattr(solve_worker, "run_job", held)
+    monkeypatch.setattr(SolveHandle, "wait", waited)
+    frame = place(*page(A.puzzle, seed=1), quad((W / 2, H / 2), 380, 0, 0.0), background((W, H), 3), 0.6)
+    with SolveWorker(use_process=False) as worker:
+        try:
+            with ARSession(reader, worker, SessionConfig(solve_lag=lag)) as s:
+                results = [s.step(frame) for _ in range(15)]
+                submitted, pending = s.submitted_at, s.handle is not None and not s.handle.done()
+        finally:
+            gate.set()  # let the worker's thread end
+    assert submitted >= 0  # the board was read and handed to the solver
+    drawn = [r.frame for r in results if r.solution is not None]
+    if lag is None:
+        assert not drawn and pending  # 15 frames, and the live session never waited
+    else:
+        assert drawn and drawn[0] == submitted + lag and all(r.solution == A.solution for r in results[drawn[0]:])
 
 
 def test_recording_is_readable_after_an_exception_mid_stream(tmp_path, reader, video):

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from conftest import EASY, EASY_SOLUTION, ROOT, SHARED, need
 
-from ar_sudoku.ar.session import ARSession
+from ar_sudoku.ar.session import ARSession, SessionConfig
 from ar_sudoku.cli import main
 from ar_sudoku.io.sinks import VideoSink
 from ar_sudoku.io.sources import open_source
@@ -154,7 +154,8 @@ def test_writing_while_the_camera_watches(tmp_path, reader, kinds, hand):
         for entries, over in plan:
             sink.write(_frame(entries, hand, hand=over)[0])
     rows = []
-    with open_source(str(path)) as src, ARSession(reader, kinds=kinds) as session:
+    # solve_lag: each solve is waited for on the next frame, so the frame counts below do not depend on the load
+    with open_source(str(path)) as src, ARSession(reader, config=SessionConfig(solve_lag=1), kinds=kinds) as session:
         for frame in src:
             r = session.step(frame)
             rows.append((r, session.draw(frame.copy(), r)))
