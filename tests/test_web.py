@@ -253,12 +253,13 @@ def test_live_page_shows_the_solution_from_a_fake_camera(server, browser, tmp_pa
         page.goto(server + "/live")
         page.wait_for_function(f"window.lastReply && window.lastReply.solution === {json.dumps(expected)}",
                                timeout=15_000)
-        page.wait_for_timeout(3000)  # a few seconds at full rate for the readout
+        # the readout over a few seconds' worth of frames (counted, not timed: a loaded machine is only slower)
+        page.wait_for_function("window.liveStats.frames > 60", timeout=60_000)
         stats = page.evaluate("window.liveStats")
         print(f"\nlive page: grid first seen {stats['first_corners_ms']:.0f} ms and solution shown "
               f"{stats['first_solution_ms']:.0f} ms after the socket opened, "
               f"{stats['fps']:.1f} fps, median latency {stats['latency_ms']:.0f} ms, {stats['frames']} frames")
-        assert stats["frames"] > 10 and stats["fps"] > 2
+        assert stats["frames"] > 60 and stats["fps"] > 0  # the rate is a figure to print, not a target to assert
         # the picture for the README: solved, and the paper moving slowly (the overlay is one reply old)
         steady = "window.liveStats.motion_px !== null && window.liveStats.motion_px < 3"
         page.wait_for_function(f"window.lastReply.solution && {steady}", timeout=10_000)
