@@ -38,11 +38,19 @@ def serving(config: WebConfig) -> Iterator[str]:
     """The app on 127.0.0.1 and a free port, in a thread of this process; yields its base URL."""
     sock = bind("127.0.0.1", 0)
     srv = make_server(create_app(config), sock)
+    ready = threading.Event()  # set once the server's start-up has run (well or not): waited on, not polled
+    startup = srv.startup
+
+    async def startup_then_signal(*args, **kwargs):
+        try:
+            await startup(*args, **kwargs)
+        finally:
+            ready.set()
+
+    srv.startup = startup_then_signal
     thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 20
-    while not srv.started and time.monotonic() < deadline:
-        time.sleep(0.05)
+    ready.wait(60)
     assert srv.started, "the server did not start"
     try:
         yield f"http://127.0.0.1:{sock.getsockname()[1]}"
