@@ -12,6 +12,7 @@ full (``logic.explain``, which includes finding the solution) and reports:
     python scripts/bench_hints.py [--limit N]
 
 Targets (issue 12): newspaper >= 90 % logical, easy50 >= 95 % logical, newspaper median <= 50 ms.
+Last, the generator: five "hard" puzzles (seeds 100-104) in under 10 s.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from ar_sudoku.sudoku.generator import generate
 from ar_sudoku.sudoku.logic import LEVELS, explain
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -78,7 +80,11 @@ def main() -> int:
         dist = " ".join(f"{lvl} {r['ratings'][lvl]}" for lvl in LEVELS if r["ratings"][lvl])
         print(f"{name:<12} {r['n']:>7} {r['logical']:>8.1%} {r['median']:>10.1f} {r['max']:>8.1f} "
               f"{r['wrong']:>6}  {dist}")
-    return 1 if total_wrong else 0
+    t0 = time.perf_counter()
+    made = [generate("hard", seed=100 + seed).rating.level for seed in range(5)]
+    secs = time.perf_counter() - t0
+    print(f"\ngenerator: five hard puzzles in {secs:.2f} s (target < 10 s){'' if secs < 10 else '  MISSED'}")
+    return 1 if total_wrong or made != ["hard"] * 5 or secs >= 10 else 0
 
 
 if __name__ == "__main__":

@@ -10,6 +10,10 @@ its symmetric twins (same puzzle, other search order), and every top95 puzzle
 with one extra given that breaks no rule but differs from the unique solution
 (so none of them can be solved; the script checks the originals are unique).
 
+Last, the deadlines the live loop relies on (these were once stopwatch asserts in the tests): how far a
+search overruns its deadline, how long ``SolveWorker.submit`` and polling a running handle take (targets:
+overrun < 0.8 s on a 0.2 s deadline, submit < 50 ms, a poll < 20 ms).
+
     python scripts/bench_solver.py                      # all sets in ../shared/data/puzzles
     python scripts/bench_solver.py path/to/set.txt --textbook-cap 2
     python scripts/bench_solver.py --no-textbook --baseline old_solver.py   # side by side
@@ -152,6 +156,35 @@ def unsolvable(sets: list[Path], timeout: float, baseline: ModuleType | None, ba
     return bad
 
 
+def deadlines() -> int:
+    """The deadline's overrun and the worker's submit and poll times; returns how many missed their target."""
+    from ar_sudoku.ar.solve_worker import SolveWorker
+
+    empty = parse_line("." * 81)
+    t0 = time.perf_counter()
+    res = count_solutions(empty, limit=10**9, timeout=0.2)
+    overrun = time.perf_counter() - t0 - 0.2
+    submits: list[float] = []
+    polls: list[float] = []
+    with SolveWorker() as worker:
+        for _ in range(50):
+            t0 = time.perf_counter()
+            h = worker.submit(IMPOSSIBLE, timeout=0.3)  # each supersedes the last
+            submits.append(time.perf_counter() - t0)
+        h = worker.submit(empty, timeout=0.3)
+        while not h.done():
+            t0 = time.perf_counter()
+            h.result()
+            polls.append(time.perf_counter() - t0)
+            time.sleep(0.002)
+    checks = [("deadline overrun (0.2 s)", overrun, 0.8), ("submit, max", max(submits), 0.05),
+              ("poll, max", max(polls), 0.02)]
+    print(f"\n{'deadlines':<26}{'ms':>9}{'target':>9}")
+    for name, secs, target in checks:
+        print(f"{name:<26}{secs * 1e3:>9.2f}{target * 1e3:>9.0f}{'' if secs < target else '  MISSED'}")
+    return int(res.complete) + sum(secs >= target for _, secs, target in checks)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("sets", nargs="*", type=Path, help="puzzle files (default: the shared sets)")
@@ -212,6 +245,7 @@ def main() -> int:
              " so its mean and the ratio are lower bounds"))
     if not args.no_unsolvable:
         failures += unsolvable(sets, 60.0, baseline, args.baseline_cap)
+    failures += deadlines()
     return 1 if failures else 0
 
 

@@ -1,13 +1,21 @@
-"""Shared fixtures: where the shared data lives, and classic puzzles with known answers."""
+"""Shared fixtures: where the shared data lives, and classic puzzles with known answers.
+
+Tests that read ../shared/data are marked ``@pytest.mark.data`` (and reach its files through ``need``). When
+the data is missing they fail, naming the path, under ``CI=true`` (a CI run without its data proves nothing);
+elsewhere they skip, and the run ends with one line that says how many did. ``AR_SUDOKU_DATA`` points
+elsewhere.
+"""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "data"
+SHARED = Path(os.environ.get("AR_SUDOKU_DATA") or ROOT.parent / "shared" / "data")
 PHOTOS = SHARED / "sudoku-photos"
 PUZZLES = SHARED / "puzzles"
 
@@ -19,10 +27,38 @@ HARDEST = "8..........36......7..9.2...5...7.......457.....1...3...1....68..85..
 HARDEST_SOLUTION = "812753649943682175675491283154237896369845721287169534521974368438526917796318452"
 
 
+MISSING = "shared data not found"
+_skipped: set[str] = set()  # the tests skipped for want of the data
+
+
+def _no_data(path: Path) -> NoReturn:
+    if os.environ.get("CI", "").lower() in ("true", "1"):
+        pytest.fail(f"{MISSING}: {path} (CI=true: the tests that need it cannot be skipped)", pytrace=False)
+    pytest.skip(f"{MISSING}: {path}")
+
+
 def need(path: Path) -> Path:
+    """``path`` (under the shared data), or the test is failed (CI) or skipped (elsewhere)."""
     if not path.exists():
-        pytest.skip(f"shared data not found: {path}")
+        _no_data(path)
     return path
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.get_closest_marker("data") is not None and not SHARED.is_dir():
+        _no_data(SHARED)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.skipped and isinstance(report.longrepr, tuple) and MISSING in str(report.longrepr[2]):
+        _skipped.add(report.nodeid)
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    if _skipped:
+        terminalreporter.write_line(f"{len(_skipped)} tests skipped: {MISSING} ({SHARED})", yellow=True, bold=True)
+
+
 # Norvig's "impossible" puzzle: no solution (a naive search needs minutes to prove it; ours a few ms)
 PATHOLOGICAL = ".....5.8....6.1.43..........1.5........1.6...3.......553.....61........4........."
 # a sparse 16x16 with one wrong given: the search runs for minutes (60 s was not enough)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from conftest import EASY, EASY_SOLUTION
 
-from ar_sudoku.ar.session import ARSession
+from ar_sudoku.ar.session import ARSession, SessionConfig
 from ar_sudoku.cli import main
 from ar_sudoku.io.sinks import VideoSink
 from ar_sudoku.io.sources import open_source
@@ -95,7 +95,7 @@ def test_a_bending_page_in_a_video_is_tracked_and_solved(tmp_path, reader):
             sink.write(frame)
             truths.append(truth)
     solved, errors = 0, []
-    with open_source(str(path)) as src, ARSession(reader) as session:
+    with open_source(str(path)) as src, ARSession(reader, config=SessionConfig(solve_lag=1)) as session:
         for frame, truth in zip(src, truths):
             r = session.step(frame)
             if r.solution is not None:
@@ -107,6 +107,7 @@ def test_a_bending_page_in_a_video_is_tracked_and_solved(tmp_path, reader):
     assert np.median(errors) < 2.0
 
 
+@pytest.mark.data
 def test_the_frozen_flat_references_agree_with_the_annotated_outlines():
     """scripts/data/bent_truth.json: one lattice per annotated photo, its corners on the annotated outline."""
     import csv

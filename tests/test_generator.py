@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-import time
-
 import pytest
 from conftest import EASY, HARDEST
 
@@ -25,11 +23,10 @@ def test_generated_puzzles_are_unique_and_rated(level):
         assert not solvable_within(p.puzzle, LEVELS[LEVELS.index(level) - 1])
 
 
-def test_hard_puzzles_come_quickly():
-    t = time.perf_counter()
+def test_hard_puzzles_are_rated_hard():
+    """How fast they come is measured by scripts/bench_hints.py, not by a stopwatch here."""
     for seed in range(5):
         assert generate("hard", seed=100 + seed).rating.level == "hard"
-    assert time.perf_counter() - t < 10  # a few seconds for five
 
 
 def test_seed_reproduces():

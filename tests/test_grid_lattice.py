@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 from conftest import EASY, SHARED, need
 
 from ar_sudoku.vision import grid as G
@@ -65,6 +66,7 @@ def test_a_curled_grid_beside_a_rule_is_fitted_to_its_border():
     assert np.percentile(err, 95) < 3.0
 
 
+@pytest.mark.data
 def test_a_grid_half_in_a_hands_shadow_is_found():
     """A real 12 MP photo whose lower rows lie in a shadow: the shadow's edge, thresholded, joined the
     border to the page's edge and no outline was a grid; the page is now read with its shading divided out."""
@@ -129,6 +131,7 @@ def test_a_corner_on_a_smear_out_to_the_frame_is_placed_again_where_the_sides_me
     assert placed and np.abs(placed[0] - np.float32([[99, 99], [501, 99], [501, 401], [99, 401]])).max() < 4
 
 
+@pytest.mark.data
 def test_a_flat_grid_whose_outline_is_a_corner_off_is_fitted_flat_on_its_lines(reader):
     """image1049: the grid is rebuilt from its boxes with the bottom-right corner a quarter cell high; fitted
     from there the lines bent to the print. The crossings that did land on lines give a homography, and

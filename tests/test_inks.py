@@ -70,6 +70,7 @@ def _mixed(name: str) -> tuple[np.ndarray, np.ndarray, str, str]:
         dat(folder / f"{name}.dat")
 
 
+@pytest.mark.data
 def test_a_blue_pen_page_is_split_by_its_inks() -> None:
     """image1055 (a bold blue pen): every cell's ink votes for its true kind, and no cell against it."""
     image, corners, printed, full = _mixed("image1055")
@@ -87,6 +88,7 @@ def test_a_blue_pen_page_is_split_by_its_inks() -> None:
     assert gray_inputs[1] is None  # a grey picture has no inks to vote
 
 
+@pytest.mark.data
 def test_the_photo_pipeline_reads_the_blue_page_exactly(reader) -> None:
     """Through ``process_image`` with both models: givens and entries exactly the photo's."""
     from ar_sudoku.vision.kinds import KindReader
@@ -100,6 +102,7 @@ def test_the_photo_pipeline_reads_the_blue_page_exactly(reader) -> None:
     assert res.written.mistakes(res.solution) == ()
 
 
+@pytest.mark.data
 def test_a_thin_blue_stroke_on_yellowed_paper_reads_blue() -> None:
     """image203: a small blue 9 at r9c9 on yellowed paper. A blue pen is brighter than yellowed paper in the
     blue channel; taken as the paper's own, it made the paper around the stroke seem to absorb blue, and the

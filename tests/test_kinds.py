@@ -111,6 +111,7 @@ def _outline(name: str) -> np.ndarray:
     raise KeyError(name)
 
 
+@pytest.mark.data
 def test_printed_and_mixed_photo(kreader: KindReader) -> None:
     """image180 (held out, 640x480): printed only reads as givens; its mixed twin splits exactly.
 
@@ -136,6 +137,7 @@ def _hw_photo(name: str) -> tuple[Path, np.ndarray]:
                             for n in ("topleft", "topright", "bottomright", "bottomleft")])
 
 
+@pytest.mark.data
 def test_handwritten_photo(kreader: KindReader) -> None:
     """A held-out 12 MP photo with pen entries and pencilled candidates (03_11, never trained on)."""
     name = "03_11_iphone_14_0"
@@ -165,6 +167,7 @@ def test_pencilled_candidates_are_read_digit_by_digit(reader, tmp_path, capsys) 
     assert all(c == "" for i, c in enumerate(out["candidates"]) if i not in CANDS)
 
 
+@pytest.mark.data
 def test_real_pencil_marks_are_read(kreader: KindReader) -> None:
     """A held-out 12 MP photo (02_22, never trained on): its first eight cells of pencil marks, read by eye as
     12, 89, 89, 12, 27, 27, 79, 79 (two digits each, some touching)."""

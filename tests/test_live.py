@@ -5,14 +5,15 @@ from __future__ import annotations
 import json
 import math
 import threading
-import time
 
 import cv2
 import numpy as np
 import pytest
 
+from ar_sudoku.ar import solve_worker
 from ar_sudoku.ar.overlay import OverlayRenderer
 from ar_sudoku.ar.session import ARSession, SessionConfig
+from ar_sudoku.ar.solve_worker import SolveHandle, SolveWorker
 from ar_sudoku.cli import main
 from ar_sudoku.cli.video import run_loop
 from ar_sudoku.io.sinks import VideoSink
@@ -25,6 +26,9 @@ from ar_sudoku.vision.synth import background, page, place, quad
 W, H = 960, 540
 A = generate("medium", seed=21)
 B = generate("medium", seed=22)
+# a solve is waited for on the frame after its submission (a camera's frame outlasts a solve): how many frames
+# a board takes to lock then depends on the frames, not on how loaded the machine is
+LOCKSTEP = SessionConfig(solve_lag=1)
 
 
 def scene(n_frames: int = 110):
@@ -64,7 +68,7 @@ def video(tmp_path_factory):
 def run(video, reader):
     path, truth = video
     results = []
-    with open_source(str(path)) as src, ARSession(reader) as session:
+    with open_source(str(path)) as src, ARSession(reader, config=LOCKSTEP) as session:
         for frame in src:
             results.append(session.step(frame))
     return results, truth
@@ -112,16 +116,45 @@ def test_a_new_puzzle_in_the_same_place_is_noticed(reader):
     back = background((W, H), 3)
     fa = place(*page(A.puzzle, seed=1), q, back, 0.6)
     fb = place(*page(B.puzzle, seed=1), q, back, 0.6)
-    with ARSession(reader) as s:
-        results = []
-        for i in range(60):
-            results.append(s.step(fa if i < 20 else fb))
-            if i in (5, 25):
-                time.sleep(0.3)  # let the worker finish, as wall time between frames would
+    with ARSession(reader, config=LOCKSTEP) as s:
+        results = [s.step(fa if i < 20 else fb) for i in range(60)]
         assert any(r.solution == A.solution for r in results[:20])
         assert all(r.solution in (None, B.solution) for r in results[20:])
         switched = next(r.frame for r in results[20:] if r.solution == B.solution)
         assert switched - 20 <= 15
+
+
+@pytest.mark.parametrize("lag", [None, 0, 2])
+def test_the_solve_lag_waits_for_a_solve_exactly_that_many_frames_after_it_was_submitted(reader, monkeypatch, lag):
+    """A job that can only finish once the session waits for it: live (no lag) the session never waits and
+    draws nothing; with a lag of k the solution is drawn exactly k frames after the submission."""
+    gate = threading.Event()
+    run_job, wait = solve_worker.run_job, SolveHandle.wait
+
+    def held(job, cancel):
+        assert gate.wait(60), "nobody waited for the solve"
+        return run_job(job, cancel)
+
+    def waited(handle, timeout=None):
+        gate.set()
+        return wait(handle, timeout)
+
+    monkeypatch.setattr(solve_worker, "run_job", held)
+    monkeypatch.setattr(SolveHandle, "wait", waited)
+    frame = place(*page(A.puzzle, seed=1), quad((W / 2, H / 2), 380, 0, 0.0), background((W, H), 3), 0.6)
+    with SolveWorker(use_process=False) as worker:
+        try:
+            with ARSession(reader, worker, SessionConfig(solve_lag=lag)) as s:
+                results = [s.step(frame) for _ in range(15)]
+                submitted, pending = s.submitted_at, s.handle is not None and not s.handle.done()
+        finally:
+            gate.set()  # let the worker's thread end
+    assert submitted >= 0  # the board was read and handed to the solver
+    drawn = [r.frame for r in results if r.solution is not None]
+    if lag is None:
+        assert not drawn and pending  # 15 frames, and the live session never waited
+    else:
+        assert drawn and drawn[0] == submitted + lag and all(r.solution == A.solution for r in results[drawn[0]:])
 
 
 def test_recording_is_readable_after_an_exception_mid_stream(tmp_path, reader, video):
@@ -197,12 +230,11 @@ def test_correction_resolves_the_board(reader):
     q = quad((W / 2, H / 2), 380, 0, 0.0)
     frame = place(*page(A.puzzle, seed=1), q, background((W, H), 3), 0.6)
     i = A.puzzle.index(".")
-    with ARSession(reader) as s:
+    with ARSession(reader, config=LOCKSTEP) as s:
         for _ in range(5):
             s.step(frame)
         s.set_override(i, int(A.solution[i]))
-        s.handle and s.handle.wait(5)
-        r = s.step(frame)
+        r = s.step(frame)  # the corrected board's solve is waited for on this frame
         assert r.givens[i] == A.solution[i] and r.solution == A.solution
 
 
@@ -294,18 +326,17 @@ def test_corrections_do_not_follow_to_another_puzzle(reader):
     fa = place(*page(A.puzzle, seed=1), q, back, 0.6)
     fb = place(*page(B.puzzle, seed=1), q, back, 0.6)
     i = A.puzzle.index(".")
-    with ARSession(reader) as s:
+    with ARSession(reader, config=LOCKSTEP) as s:
         for _ in range(5):
             s.step(fa)
         s.set_override(i, int(A.solution[i]))
         assert s.overrides
-        for k in range(40):
+        for _ in range(40):
             r = s.step(fb)
-            if k % 10 == 0:
-                time.sleep(0.2)
         assert not s.overrides and r.solution == B.solution
 
 
+@pytest.mark.data
 def test_a_real_newspaper_photo_moving_in_front_of_the_camera(tmp_path, reader):
     """A shared photo, turned, moved and motion-blurred: lock fast, draw only its solution."""
     from conftest import photo_truth
@@ -328,7 +359,7 @@ def test_a_real_newspaper_photo_moving_in_front_of_the_camera(tmp_path, reader):
     with VideoSink(out, (W, H), 30) as sink:
         for f in frames:
             sink.write(f)
-    with open_source(str(out)) as src, ARSession(reader) as s:
+    with open_source(str(out)) as src, ARSession(reader, config=LOCKSTEP) as s:
         results = [s.step(f) for f in src]
     drawn = [r for r in results if r.solution is not None]
     assert drawn and all(r.solution == solution for r in drawn)

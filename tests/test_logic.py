@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 from conftest import EASY, EASY_SOLUTION, HARDEST, HARDEST_SOLUTION, PHOTOS, PUZZLES, need
@@ -181,11 +180,9 @@ def test_nothing_to_find_on_a_full_pencil_grid():
 # --------------------------------------------------------------------------- whole puzzles
 
 
-def _check(puzzle: str) -> tuple[bool, float]:
-    """Every placement and elimination of the explanation agrees with the solution."""
-    t = time.perf_counter()
+def _check(puzzle: str) -> bool:
+    """Every placement and elimination of the explanation agrees with the solution; solved by logic alone?"""
     e = explain(puzzle)
-    ms = (time.perf_counter() - t) * 1000
     grid = list(puzzle)
     for s in e.steps:
         for c, d in s.eliminations:
@@ -196,7 +193,7 @@ def _check(puzzle: str) -> tuple[bool, float]:
         else:
             assert s.eliminations, f"{puzzle}: a step that does nothing: {s}"
     assert "".join(grid) == e.solution
-    return e.logical, ms
+    return e.logical
 
 
 def _sample(name: str, every: int) -> list[str]:
@@ -204,24 +201,25 @@ def _sample(name: str, every: int) -> list[str]:
     return lines[::every]
 
 
+@pytest.mark.data
 @pytest.mark.parametrize("name,every", [("easy50.txt", 1), ("hardest.txt", 1), ("top95.txt", 3),
                                         ("17clue_1000.txt", 25)])
 def test_every_step_agrees_with_the_solution(name, every):
     results = [_check(p) for p in _sample(name, every)]
     if name == "easy50.txt":
-        assert sum(ok for ok, _ in results) >= 0.95 * len(results)
+        assert sum(results) >= 0.95 * len(results)
 
 
-def test_newspaper_puzzles_are_logical_and_fast():
+@pytest.mark.data
+def test_newspaper_puzzles_are_logical():
+    """Their speed (median <= 50 ms) is measured by scripts/bench_hints.py, not by a stopwatch here."""
     files = sorted(need(PHOTOS / "printed").glob("*.dat"))
     puzzles = set()
     for f in files:
         rows = f.read_text().splitlines()[2:11]
         puzzles.add("".join("".join(r.split()) for r in rows).replace("0", "."))
     results = [_check(p) for p in sorted(puzzles)]
-    assert sum(ok for ok, _ in results) >= 0.9 * len(results)
-    times = sorted(ms for _, ms in results)
-    assert times[len(times) // 2] < 50
+    assert sum(results) >= 0.9 * len(results)
 
 
 def test_explanation_of_wikipedias_puzzle():

@@ -104,11 +104,11 @@ def test_check_text_hides_the_solution(capsys):
 def test_live_hint_mode_follows_n_and_switches_modes(reader):
     from conftest import EASY, EASY_SOLUTION, rendered_frame
 
-    from ar_sudoku.ar.session import ARSession
+    from ar_sudoku.ar.session import ARSession, SessionConfig
 
     quad = np.float32([[420, 140], [860, 150], [850, 590], [410, 580]])
     frame = rendered_frame(EASY, quad)
-    with ARSession(reader, mode="hint") as session:
+    with ARSession(reader, config=SessionConfig(solve_lag=1), mode="hint") as session:  # frames, not the clock
         result = None
         for _ in range(40):
             result = session.step(frame.copy())

@@ -17,6 +17,7 @@ KEYS = {"path", "corners", "givens", "confidence", "solution", "status", "messag
         "entries", "candidates", "mistakes"}
 
 
+@pytest.mark.data
 @pytest.mark.parametrize("name", ["image10", "image1000", "image1040", "image1045", "image105"])
 def test_real_photos_read_right(name, reader):
     path, givens, _ = photo_truth(name)
@@ -25,6 +26,7 @@ def test_real_photos_read_right(name, reader):
     assert res.status == "solved" and is_solution(parse_line(givens), res.solution)
 
 
+@pytest.mark.data
 def test_faint_print_that_agrees_with_the_solution_is_a_given(reader):
     """image77's r4c3 is printed too faint for the cutter; the model's weak 2 is the solution's, so it is a given
     and no answer is drawn over it. A faint digit the user cleared stays cleared."""
@@ -51,6 +53,7 @@ def test_faint_print_that_agrees_with_the_solution_is_a_given(reader):
     assert out.givens[blanks[2]] == "." and out.solution == solution
 
 
+@pytest.mark.data
 def test_a_sideways_photo_gives_the_puzzles_own_corner_order(reader):
     # image1040 is rotated a quarter turn: its top-left corner is not the picture's
     path, givens, _ = photo_truth("image1040")
@@ -77,6 +80,7 @@ def _run(capsys, args):
     return code, out.out, out.err
 
 
+@pytest.mark.data
 def test_json_contract_and_bad_inputs(tmp_path, capsys):
     path, givens, _ = photo_truth("image10")
     empty = tmp_path / "empty.jpg"
@@ -124,6 +128,7 @@ def test_overlay_lands_in_the_empty_cells(tmp_path, capsys):
             assert patch.sum() == 0, f"a given was drawn over in r{r + 1}c{c + 1}"
 
 
+@pytest.mark.data
 def test_set_overrides_a_cell(tmp_path, capsys):
     path, givens, _ = photo_truth("image10")
     i = givens.index(".")
@@ -140,6 +145,7 @@ def test_set_overrides_a_cell(tmp_path, capsys):
     assert code == 2 and "rRcC=D" in err
 
 
+@pytest.mark.data
 def test_usage_errors(tmp_path, capsys):
     path, _, _ = photo_truth("image10")
     code, _, err = _run(capsys, ["image", str(path), str(path), "-o", str(tmp_path / "x.png")])
@@ -168,6 +174,7 @@ def test_a_printed_sheet_reads_back(tmp_path, reader):
     assert res.givens == p.puzzle and res.solution == p.solution
 
 
+@pytest.mark.data
 def test_a_folder_of_photos_is_read_by_one_process_per_core_in_order(capsys):
     """Enough work: worker processes by default; the output in the order given, as with --jobs 1."""
     from conftest import PHOTOS, need

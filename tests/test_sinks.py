@@ -280,10 +280,9 @@ def test_a_video_file_is_read_ahead_frame_for_frame(tmp_path):
     for i, _ in enumerate(src):
         if i == 2:
             break
-    t = time.perf_counter()
-    src.close()
-    assert time.perf_counter() - t < 2.0
-    assert src._thread is None or not src._thread.is_alive()
+    thread = src._thread
+    src.close()  # returns: it does not wait for a decoder blocked on a full queue
+    assert thread is None or not thread.is_alive()
 
 
 @pytest.mark.parametrize("ext", [".mp4", ".webm", ".mkv"])

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import random
-import time
 
 import pytest
 from conftest import EASY, EASY_SOLUTION, HARDEST, HARDEST_SOLUTION, PATHOLOGICAL, PUZZLES, SLOW, need
@@ -27,6 +26,7 @@ def test_classic_puzzles_have_their_known_solutions():
     assert solve(parse_line(HARDEST)).solution == HARDEST_SOLUTION
 
 
+@pytest.mark.data
 def test_a_17_clue_puzzle():
     line = need(PUZZLES / "17clue_1000.txt").read_text().splitlines()[0]
     board = parse_line(line)
@@ -36,6 +36,7 @@ def test_a_17_clue_puzzle():
     assert count_solutions(board).count == 1
 
 
+@pytest.mark.data
 @pytest.mark.parametrize("name", ["easy50.txt", "hardest.txt", "top95.txt"])
 def test_every_shared_puzzle_is_solved_correctly(name):
     for line in need(PUZZLES / name).read_text().split():
@@ -111,6 +112,7 @@ def _with_wrong_given(line: str, rng: random.Random) -> str:
     return rng.choice(options)
 
 
+@pytest.mark.data
 @pytest.mark.parametrize("name", ["top95.txt", "hardest.txt", "17clue_1000.txt"])
 def test_a_wrong_extra_given_is_proved_unsolvable(name):
     rng = random.Random(name)
@@ -126,14 +128,14 @@ def test_several_solutions_counted():
 
 
 def test_deadline_ends_a_pathological_search():
-    t0 = time.perf_counter()
+    """A search of minutes ends at its deadline (the overrun is measured by scripts/bench_solver.py)."""
     res = solve(parse_line(SLOW), timeout=0.2)
     assert res.status == "timeout" and "timed out" in res.message
-    assert time.perf_counter() - t0 < 1.0
     assert count_solutions(parse_line("." * 81), limit=10**9, timeout=0.05).complete is False
     assert count_solutions(parse_line("." * 81), limit=10**9, timeout=0.05).label.endswith("(timed out)")
 
 
+@pytest.mark.data
 def test_cancel_stops_the_search():
     hard = parse_line(need(PUZZLES / "top95.txt").read_text().split()[0])
     assert solve(hard, cancel=lambda: True).status == "timeout"

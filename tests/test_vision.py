@@ -22,6 +22,7 @@ def test_grid_corners_on_rendered_frames(angle, tilt):
     assert np.abs(found.corners - order_corners(truth)).max() < 8
 
 
+@pytest.mark.data
 @pytest.mark.parametrize("name", ["image10", "image1000", "image1045", "image105"])
 def test_grid_corners_on_real_photos(name):
     path, _, truth = photo_truth(name)

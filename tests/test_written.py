@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from conftest import EASY, EASY_SOLUTION, ROOT, SHARED, need
 
-from ar_sudoku.ar.session import ARSession
+from ar_sudoku.ar.session import ARSession, SessionConfig
 from ar_sudoku.cli import main
 from ar_sudoku.io.sinks import VideoSink
 from ar_sudoku.io.sources import open_source
@@ -119,6 +119,7 @@ def test_entries_settle_givens_that_leave_several_solutions():
     assert found is None or found[0] != EASY_SOLUTION
 
 
+@pytest.mark.data
 def test_a_photo_with_entries_is_solved_from_its_givens_and_a_mistake_is_marked(tmp_path, capsys, hand):
     wrong = 2  # r1c3: the solution has 4
     entries = {2: "7", 30: EASY_SOLUTION[30], 40: EASY_SOLUTION[40], 70: EASY_SOLUTION[70]}
@@ -136,6 +137,7 @@ def test_a_photo_with_entries_is_solved_from_its_givens_and_a_mistake_is_marked(
     assert "r1c3: written 7 is wrong" in text and "1 mistake" in text and EASY_SOLUTION[:9] not in text
 
 
+@pytest.mark.data
 def test_writing_while_the_camera_watches(tmp_path, reader, kinds, hand):
     """Digits written one by one (one wrong), a hand passing over: entries, not a new puzzle."""
     wrong_cell, wrong_digit = 2, "7"
@@ -152,7 +154,8 @@ def test_writing_while_the_camera_watches(tmp_path, reader, kinds, hand):
         for entries, over in plan:
             sink.write(_frame(entries, hand, hand=over)[0])
     rows = []
-    with open_source(str(path)) as src, ARSession(reader, kinds=kinds) as session:
+    # solve_lag: each solve is waited for on the next frame, so the frame counts below do not depend on the load
+    with open_source(str(path)) as src, ARSession(reader, config=SessionConfig(solve_lag=1), kinds=kinds) as session:
         for frame in src:
             r = session.step(frame)
             rows.append((r, session.draw(frame.copy(), r)))
@@ -173,6 +176,7 @@ def test_writing_while_the_camera_watches(tmp_path, reader, kinds, hand):
     assert all(r.status != "reading" for r, _ in rows[90:])
 
 
+@pytest.mark.data
 @pytest.mark.parametrize("name", ["02_21_iphone_14_0", "03_11_iphone_14_0"])
 def test_real_pen_and_pencil_photos_agree_with_the_page(name, capsys):
     """One training and one held-out puzzle of the handwritten-photos set: the solution agrees with every
@@ -185,6 +189,7 @@ def test_real_pen_and_pencil_photos_agree_with_the_page(name, capsys):
     assert all(str(v) == obj["solution"][i] for i, v in enumerate(labels) if 1 <= v <= 9)
 
 
+@pytest.mark.data
 @pytest.mark.parametrize("name", ["02_28_iphone_14_0", "03_05_iphone_14_1"])
 def test_large_pencil_marks_are_not_called_mistakes(name, capsys):
     """Held-out photos whose pencilled candidates ("25", "41") are written as large as entries: a cell
@@ -211,6 +216,7 @@ def _splits_exactly(name: str, capsys) -> None:
     assert obj["entries"] == "".join(f if g == "." else "." for g, f in zip(givens, full))
 
 
+@pytest.mark.data
 @pytest.mark.parametrize("name", ["image1014", "image1001", "image1031"])
 def test_small_or_faint_entries_are_measured_against_the_pages_own(name, capsys):
     """Training mixed photos (red pen in every blank): image1014's 9 in r4c1, written small, read as pencil
@@ -220,6 +226,7 @@ def test_small_or_faint_entries_are_measured_against_the_pages_own(name, capsys)
     _splits_exactly(name, capsys)
 
 
+@pytest.mark.data
 @pytest.mark.parametrize("name", ["image17", "image206"])
 def test_handwriting_smaller_than_the_print_is_not_a_given(name, capsys):
     """Training mixed photos where the cell-kind model takes a handwritten digit for print (image17's red
@@ -228,6 +235,7 @@ def test_handwriting_smaller_than_the_print_is_not_a_given(name, capsys):
     _splits_exactly(name, capsys)
 
 
+@pytest.mark.data
 def test_print_alone_is_never_taken_for_handwriting(capsys):
     """image1062 (printed only) has a given measured at 0.75 of its page's print (the smallest of 9,200
     training givens): with nothing handwritten on the page, the size rule is not applied."""
@@ -237,6 +245,7 @@ def test_print_alone_is_never_taken_for_handwriting(capsys):
     assert obj["givens"] == _dat(printed.with_suffix(".dat")) and set(obj["cells"]) <= {"g", "."}
 
 
+@pytest.mark.data
 def test_a_lone_pencil_mark_of_the_solutions_digit_stays_a_candidate(capsys):
     """A training photo (03_10) whose r9c2 holds one pencilled 6, the solution's digit, about half as tall as
     the page's entries: still candidates, not an entry."""
@@ -246,6 +255,7 @@ def test_a_lone_pencil_mark_of_the_solutions_digit_stays_a_candidate(capsys):
     assert obj["solution"][73] == "6" and obj["cells"][73] == "c" and obj["entries"][73] == "."
 
 
+@pytest.mark.data
 def test_an_unsure_entry_as_small_as_the_pages_pencil_marks_is_candidates(monkeypatch):
     """A training photo (03_10) with pen entries and pencil marks, read by the pipeline; then its lone pencilled
     6 (r9c2, about half as tall as the page's entries) and a real pen entry are both handed to ``written_part``
@@ -284,6 +294,7 @@ def test_an_unsure_entry_as_small_as_the_pages_pencil_marks_is_candidates(monkey
     assert w.cells[pen] == "e" and w.entries[pen] == solution[pen]
 
 
+@pytest.mark.data
 @pytest.mark.parametrize("name", ["image102", "image171"])
 def test_a_written_on_page_turned_sideways_is_read_upright(name, reader, kinds):
     """Training mixed photos whose handwriting left the print model unsure of every orientation: turned a
@@ -299,6 +310,7 @@ def test_a_written_on_page_turned_sideways_is_read_upright(name, reader, kinds):
         assert res.written is not None and "." not in res.written.cells, k
 
 
+@pytest.mark.data
 def test_a_written_on_grid_rebuilt_from_its_boxes_is_found(capsys):
     """image1049 (training, written in every blank): the outline merges with the page's print, so the grid is
     rebuilt from its nine boxes; the handwriting in every cell lowers the boxes' line contrast (structure
@@ -307,6 +319,7 @@ def test_a_written_on_grid_rebuilt_from_its_boxes_is_found(capsys):
     _splits_exactly("image1049", capsys)
 
 
+@pytest.mark.data
 def test_a_stain_on_a_printed_page_is_not_a_pencil_mark(capsys):
     """image1045 (printed only) has a grey stain in r4c5 that the cell-kind model takes for pencil marks; no
     digit can be read in it and nothing else on the page is written, so the cell is blank."""
@@ -317,6 +330,7 @@ def test_a_stain_on_a_printed_page_is_not_a_pencil_mark(capsys):
     assert obj["candidates"] == [""] * 81
 
 
+@pytest.mark.data
 def test_video_reads_a_written_on_still_as_image_does(tmp_path, capsys):
     """A still in ``video`` is read by the same core as ``image`` (both models, the rules, the entries): the
     held-out blue-pen page image1055 used to break the rules there, its entries taken for print."""

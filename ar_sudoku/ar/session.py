@@ -124,6 +124,10 @@ class SessionConfig:
     pattern_mismatch: int = 12  # cells whose ink disagrees with the givens: not this puzzle (now)
     solve_timeout: float = 1.5
     work_side: int = 1280  # detect and track on frames no larger than this (long side)
+    # None (live): never wait for the solver. k: a solve still running k frames after its submission is
+    # waited for, so the frame a board locks on depends on the frames alone, not on the machine's load
+    # (tests, and any run that must be reproducible)
+    solve_lag: int | None = None
 
 
 @dataclass(frozen=True)
@@ -200,6 +204,7 @@ class ARSession:
         self.oriented = False
         self.since_read = 0
         self.submitted: str | None = None  # the last vote handed to the solver
+        self.submitted_at = -1  # the frame it was handed over on
         self.state = state
 
     def _settle(self, result: BoardResult) -> None:
@@ -273,11 +278,17 @@ class ARSession:
             self._settle(self.cache[key])
             return
         self.result = None
+        self.submitted_at = self.frame_index
         self.handle = self.worker.submit_reading(reading, self.cfg.solve_timeout, dict(self.overrides), True, key)
         self.state = State.SOLVING
 
     def _poll(self) -> None:
-        if self.handle is None or not self.handle.done():
+        if self.handle is None:
+            return
+        lag = self.cfg.solve_lag
+        if lag is not None and self.frame_index - self.submitted_at >= lag:
+            self.handle.wait()  # ends: the worker finishes every handle (the search has its own deadline)
+        if not self.handle.done():
             return
         h, self.handle = self.handle, None
         if h.superseded or h.result() is None:
