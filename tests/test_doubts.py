@@ -154,6 +154,9 @@ def test_a_glare_spot_makes_its_cells_unreadable_never_a_wrong_digit(cell, solve
     assert main(["image", str(src), "--json"]) == (0 if solved else 1)
     obj = json.loads(capsys.readouterr().out)
     assert NAMES[cell] in obj["unreadable"] and obj["mistakes"] == []
+    main(["image", str(src)])
+    text = capsys.readouterr().out
+    assert NAMES[cell] in text and "unreadable" in text
 
 
 def test_a_clean_page_has_no_unreadable_cell(reader):

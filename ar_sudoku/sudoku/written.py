@@ -45,12 +45,12 @@ class Written:
         return tuple(i for i, e in enumerate(self.entries) if e not in ".0" and e != solution[i])
 
     def mistake_lines(self, solution: str, reveal: bool = True) -> list[str]:
-        """``r3c5: written 7, the solution has 4`` (without the answer when not ``reveal``), then the doubts."""
+        """``r3c5: written 7, the solution has 4`` (without the answer when not ``reveal``); doubts are not here."""
         out = []
         for i in self.mistakes(solution):
             out.append(f"{NAMES[i]}: written {self.entries[i]}, the solution has {solution[i]}" if reveal
                        else f"{NAMES[i]}: written {self.entries[i]} is wrong")
-        return out + self.doubt_lines(solution, reveal)
+        return out
 
     def doubt_lines(self, solution: str, reveal: bool = True) -> list[str]:
         """``r3c7 looks like 1; the solution has 7``: an entry the reading is not sure enough of to call wrong."""
