@@ -163,10 +163,12 @@ def glare_cells(square: np.ndarray) -> tuple[tuple[int, ...], tuple[int, ...]]:
     Pages whose paper is nearly white already are left alone (glare cannot be told from paper).
     """
     inner = square[VIEW_MARGIN: VIEW_MARGIN + 9 * VIEW_CELL, VIEW_MARGIN: VIEW_MARGIN + 9 * VIEW_CELL]
-    cells = inner.reshape(9, VIEW_CELL, 9, VIEW_CELL).transpose(0, 2, 1, 3).reshape(81, VIEW_CELL, VIEW_CELL)
     q = VIEW_CELL // 5
-    middle = cells[:, q: VIEW_CELL - q, q: VIEW_CELL - q].reshape(81, -1)
-    washed = (middle >= SATURATED).mean(axis=1)
+    grid = inner.reshape(9, VIEW_CELL, 9, VIEW_CELL)[:, q: VIEW_CELL - q, :, q: VIEW_CELL - q]
+    washed = (grid >= SATURATED).mean(axis=(1, 3)).reshape(81)
+    if not (washed >= WASHED).any():  # most pictures: no glare, nothing more to measure
+        return (), ()
+    middle = grid.transpose(0, 2, 1, 3).reshape(81, -1)
     paper_of, darkest = np.percentile(middle, [75, 1], axis=1)
     paper = float(np.median(paper_of))
     if paper >= BRIGHT_PAPER:
