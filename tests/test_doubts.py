@@ -40,6 +40,9 @@ class _Second:
     def entry_height(self, kinds):
         return 40.0
 
+    def poor_picture(self):
+        return False
+
     def relative_heights(self, kinds, cells):
         return [self.height] * len(cells)
 
@@ -194,3 +197,18 @@ def test_live_cells_under_a_moving_glare_are_filled_in_by_the_frames_that_see_th
                 session.handle.wait(5.0)  # the solver answers before the next frame: no race with time
     assert results[-1].status == "solved" and results[-1].givens == EASY and results[-1].solution == EASY_SOLUTION
     assert all(r.givens is None or all(g in (".", EASY[i]) for i, g in enumerate(r.givens)) for r in results)
+
+
+def test_a_blurred_or_noisy_picture_is_too_poor_to_call_a_digit_wrong():
+    """Readers can be sure and still misread a blurred or noisy cell: such a picture gets doubts only."""
+    from ar_sudoku.vision.grid import to_gray
+    from ar_sudoku.vision.kinds import warp_views_grid
+    from ar_sudoku.vision.reading import EntryOpinion
+
+    frame = (rendered_frame(EASY, QUAD, size=(1280, 800), seed=2) * 0.8).astype(np.uint8)
+    noise = np.random.default_rng(0).normal(0, 14, frame.shape)
+    pictures = {"sharp": frame, "blurred": cv2.GaussianBlur(frame, (0, 0), 3.0),
+                "noisy": np.clip(frame + noise, 0, 255).astype(np.uint8)}
+    poor = {name: EntryOpinion(None, to_gray(img), QUAD, warped=warp_views_grid(to_gray(img), QUAD)).poor_picture()
+            for name, img in pictures.items()}
+    assert poor == {"sharp": False, "blurred": True, "noisy": True}

@@ -213,9 +213,12 @@ SURE_WRITTEN = 0.8  # a cell less sure than this of holding a written digit is n
 DOUBT = 0.1  # an entry whose readers give the solution's digit these odds against their likeliest is the solution's
 # A mistake is claimed only when each reader alone is sure of it: the cell is handwriting (SURE_ENTRY; a
 # given the rules did not keep is not), each
-# model gives the written digit at least SURE_DIGIT of its digit odds and the solution's digit under DOUBT of
-# the written one's, and the two name the same digit. Anything less is a doubt ("looks like"), never a mistake.
+# model gives the written digit at least SURE_DIGIT of its digit odds and the solution's digit under AGAINST
+# of the written one's, and the two name the same digit. Anything less is a doubt ("looks like"), never a mistake.
 SURE_ENTRY = 0.5
+AGAINST = 0.05  # each reader's odds of the solution's digit against the written one's must be below this
+SHARP = 0.24  # a picture whose steepest edges are below this share of its contrast is blurred (EntryOpinion)
+NOISY = 0.06  # ... whose paper's typical Laplacian is above this share of its contrast is noisy
 SURE_DIGIT = 0.5
 # Sizes against the page's own sure entries (the median height of up to REFERENCE of them, at least MIN_REFERENCE):
 # pencilled candidates are about 0.6 of them (0.45-0.8 on the handwritten photos), entries about 1 (>= 0.78).
@@ -292,12 +295,35 @@ class EntryOpinion:
         self._flat: np.ndarray | None = None
         self._entry_height: float | None = None
         self.lone: dict[int, np.ndarray] = {}  # P(digit 1..9) of the cells :meth:`candidates` found one blob in
+        self._poor: bool | None = None
 
     @property
     def warped(self) -> np.ndarray:
         if self._warped is None:
             self._warped = warp_views_grid(to_gray(self.image), self.corners, self.lattice)
         return self._warped
+
+    def poor_picture(self) -> bool:
+        """Too blurred or too noisy a picture to call a digit wrong: the readers can be sure and still misread.
+
+        Measured on the square grid (the same scale whatever the photo's size): sharpness is the
+        steepest edges (grid lines, print) over the page's contrast, noise the paper's typical
+        Laplacian over it. On the held-out written-on photos as taken, sharpness is 0.27-0.52 and
+        noise 0.01-0.05; blurred by 1.6 px (on 640) 0.09-0.23; in a dim room's sensor noise or a
+        screen's moiré, noise is 0.07-0.14.
+        """
+        if self._poor is None:
+            inner = self.warped[VIEW_MARGIN: VIEW_MARGIN + 9 * VIEW_CELL,
+                                VIEW_MARGIN: VIEW_MARGIN + 9 * VIEW_CELL].astype(np.float32)
+            lo, hi = np.percentile(inner, [2, 90])
+            contrast = max(float(hi - lo), 1.0)
+            grad = np.hypot(cv2.Sobel(inner, cv2.CV_32F, 1, 0), cv2.Sobel(inner, cv2.CV_32F, 0, 1))
+            sharp = float(np.percentile(grad, 99.5)) / contrast / 8
+            lap = np.abs(cv2.Laplacian(inner, cv2.CV_32F))
+            paper = inner > lo + 0.8 * (hi - lo)
+            noise = float(np.median(lap[paper])) / contrast if paper.any() else 1.0
+            self._poor = sharp < SHARP or noise > NOISY
+        return self._poor
 
     def digits(self, cells: list[int]) -> np.ndarray:
         """P(digit 1..9) of each cell, read with its ink re-centred and re-scaled."""
@@ -369,9 +395,9 @@ def _sure_mistake(kinds: CellKinds, i: int, read: int, right: int, other: np.nda
     if kinds.kinds[i] != ENTRY or p[10:19].sum() < SURE_ENTRY or other is None:
         return False
     digits = p[10:19] / max(float(p[10:19].sum()), 1e-9)
-    if digits[read] < SURE_DIGIT or digits[right] >= DOUBT * digits[read]:
+    if digits[read] < SURE_DIGIT or digits[right] >= AGAINST * digits[read]:
         return False
-    return int(other.argmax()) == read and other[read] >= SURE_DIGIT and other[right] < DOUBT * other[read]
+    return int(other.argmax()) == read and other[read] >= SURE_DIGIT and other[right] < AGAINST * other[read]
 
 
 def written_part(givens: str, kinds: CellKinds, printed: Reading, solution: str | None = None,
@@ -387,8 +413,9 @@ def written_part(givens: str, kinds: CellKinds, printed: Reading, solution: str 
     whose two readings together (the geometric mean of their odds) leave the
     solution's digit a fair chance (``DOUBT``) is taken as that digit rather
     than flagged; one that is not plainly handwriting, that either reader alone
-    is unsure of (``_sure_mistake``), or that is no taller than the page's
-    pencil marks (``SMALL_ENTRY`` of its entries), is a doubt: "looks like", not wrong.
+    is unsure of (``_sure_mistake``), that is no taller than the page's
+    pencil marks (``SMALL_ENTRY`` of its entries), or that is seen in a blurred
+    or noisy picture (``EntryOpinion.poor_picture``), is a doubt: "looks like", not wrong.
     ``unreadable`` cells (glare) are ``?``: neither blank nor written.
 
     Size settles entry against pencil mark, but only against the page's own sure
@@ -430,6 +457,11 @@ def written_part(givens: str, kinds: CellKinds, printed: Reading, solution: str 
                 doubts.append((i, str(int(read[i]))))
                 read[i] = right + 1
         claimed = [i for i in odd if int(read[i]) != int(solution[i]) and written[i] >= SURE_WRITTEN]
+        if claimed and second is not None and second.poor_picture():  # blur or noise: doubts only
+            for i in claimed:
+                doubts.append((i, str(int(read[i]))))
+                read[i] = int(solution[i])
+            claimed = []
         if claimed and second is not None and second.entry_height(kinds) > 0:
             # a pencilled candidate looks like a pen entry in a poor picture (moiré, noise), but stays small
             for i, r in zip(claimed, second.relative_heights(kinds, claimed)):
