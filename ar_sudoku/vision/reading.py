@@ -107,7 +107,8 @@ def fuse(printed: Reading, kinds: CellKinds) -> Reading:
     P(given d) = P(printed) x the two models' agreement on d (a product of experts),
     and P(empty) takes everything else (blank, a handwritten entry, pencil marks).
     A clean printed puzzle (no entry or candidates seen) keeps the digit model's
-    reading as it is.
+    reading as it is, but for print it missed that the kind model is sure of
+    (``_missed_print``).
     """
     if not ((kinds.kinds == ENTRY) | (kinds.kinds == CANDIDATES)).any():
         return _missed_print(printed, kinds)
@@ -217,7 +218,7 @@ DOUBT = 0.1  # an entry whose readers give the solution's digit these odds again
 # of the written one's, and the two name the same digit. Anything less is a doubt ("looks like"), never a mistake.
 SURE_ENTRY = 0.5
 AGAINST = 0.05  # each reader's odds of the solution's digit against the written one's must be below this
-SHARP = 0.24  # a picture whose steepest edges are below this share of its contrast is blurred (EntryOpinion)
+SHARP = 0.40  # a picture whose steepest edges are below this share of its contrast is blurred (EntryOpinion)
 NOISY = 0.06  # ... whose paper's typical Laplacian is above this share of its contrast is noisy
 SURE_DIGIT = 0.5
 # Sizes against the page's own sure entries (the median height of up to REFERENCE of them, at least MIN_REFERENCE):
@@ -307,18 +308,19 @@ class EntryOpinion:
         """Too blurred or too noisy a picture to call a digit wrong: the readers can be sure and still misread.
 
         Measured on the square grid (the same scale whatever the photo's size): sharpness is the
-        steepest edges (grid lines, print) over the page's contrast, noise the paper's typical
-        Laplacian over it. On the held-out written-on photos as taken, sharpness is 0.27-0.52 and
-        noise 0.01-0.05; blurred by 1.6 px (on 640) 0.09-0.23; in a dim room's sensor noise or a
-        screen's moiré, noise is 0.07-0.14.
+        steepest edges (grid lines, print) across x or across y, the less steep, over the page's
+        contrast; noise the paper's typical Laplacian over it. On the 35 held-out written-on photos
+        as taken, sharpness is 0.41-0.99 and noise 0.01-0.05; blurred by 1.6 px (on 640) 0.16-0.43,
+        shaken by 7 px 0.17-0.47; in a dim room's sensor noise or a screen's moiré, noise is 0.07-0.14.
         """
         if self._poor is None:
             inner = self.warped[VIEW_MARGIN: VIEW_MARGIN + 9 * VIEW_CELL,
                                 VIEW_MARGIN: VIEW_MARGIN + 9 * VIEW_CELL].astype(np.float32)
             lo, hi = np.percentile(inner, [2, 90])
             contrast = max(float(hi - lo), 1.0)
-            grad = np.hypot(cv2.Sobel(inner, cv2.CV_32F, 1, 0), cv2.Sobel(inner, cv2.CV_32F, 0, 1))
-            sharp = float(np.percentile(grad, 99.5)) / contrast / 8
+            # the less steep of the two directions: a shaken camera smears edges across its motion only
+            sharp = min(float(np.percentile(np.abs(cv2.Sobel(inner, cv2.CV_32F, dx, 1 - dx)), 99.5))
+                        for dx in (0, 1)) / contrast / 4
             lap = np.abs(cv2.Laplacian(inner, cv2.CV_32F))
             paper = inner > lo + 0.8 * (hi - lo)
             noise = float(np.median(lap[paper])) / contrast if paper.any() else 1.0
