@@ -10,8 +10,9 @@ homography from outlines.csv, its corners put in the puzzle's own order and
 turned with a mixed photo that is stored turned, as ``train_cells.sudoku_photos``
 gives them), so both now hold a wrong digit: those are the planted mistakes.
 Reported: planted mistakes found, and false alarms (cells
-flagged as mistakes that are not), per photo, through the full pipeline
-(``process_image`` with both models), as ``ar-sudoku image --json`` reads it.
+flagged as mistakes that are not), per photo, and the cells said only as doubts
+("looks like"), through the full pipeline (``process_image`` with both models),
+as ``ar-sudoku image --json`` reads it.
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ def main() -> None:
     rng = np.random.default_rng(args.seed)
     digits, kinds = DigitReader(), KindReader()
     train, held = sudoku_photos()
-    planted = found = alarms = photos = 0
+    planted = found = alarms = photos = doubts_planted = doubts_else = 0
     for s in [x for x in (train + held if args.all else held) if x.group == "mixed"]:
         # corners in the puzzle's own order (turned with a mixed photo stored turned): cell i is r/c of the puzzle
         labels = s.labels
@@ -90,6 +91,9 @@ def main() -> None:
             truth_cells = {a, b}
             found += len(flagged & truth_cells)
             alarms += len(flagged - truth_cells)
+            doubted = {i for i, _ in res.written.doubts}
+            doubts_planted += len(doubted & truth_cells)
+            doubts_else += len(doubted - truth_cells)
             if args.failures and flagged != truth_cells:
                 w = res.written
                 print(f"    {s.path.name}: missed "
@@ -98,7 +102,8 @@ def main() -> None:
                       + "; false " + ", ".join(f"r{i // 9 + 1}c{i % 9 + 1} ({w.entries[i]}, is {res.solution[i]})"
                                               for i in sorted(flagged - truth_cells)))
     print(f"{photos} photos with 2 planted mistakes each: found {found}/{planted} "
-          f"({found / max(planted, 1):.1%}); false alarms {alarms} ({alarms / max(photos, 1):.2f} per photo)")
+          f"({found / max(planted, 1):.1%}); false alarms {alarms} ({alarms / max(photos, 1):.2f} per photo); "
+          f"said as doubts (\"looks like\"): {doubts_planted} planted, {doubts_else} others")
 
 
 if __name__ == "__main__":

@@ -270,9 +270,9 @@ def test_an_unsure_entry_as_small_as_the_pages_pencil_marks_is_candidates(monkey
     seen: dict = {}
     real = reading.written_part
 
-    def spy(givens, kinds, printed, solution=None, second=None):
+    def spy(givens, kinds, printed, solution=None, second=None, unreadable=()):
         seen.update(givens=givens, kinds=kinds, printed=printed, solution=solution, second=second)
-        return real(givens, kinds, printed, solution, second)
+        return real(givens, kinds, printed, solution, second, unreadable)
 
     monkeypatch.setattr(reading, "written_part", spy)
     reading.process_image(cv2.imread(str(folder / "images" / "03_10_iphone_14_0.jpg")), DigitReader(),

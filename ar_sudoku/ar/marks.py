@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ar_sudoku.sudoku.logic import PAPER_ORDER, UNIT_CELLS, NoSolutionError, Step, next_steps
+from ar_sudoku.sudoku.written import NAMES
 
 Mode = Literal["answer", "check", "hint"]
 MODES: tuple[Mode, ...] = ("answer", "check", "hint")
@@ -57,17 +58,33 @@ def hint_marks(step: Step) -> Marks:
                  small=tuple((c, f"-{d}") for c, d in step.eliminations), text=step.text)
 
 
-def plan_marks(mode: Mode, givens: str, solution: str, entries: str | None = None) -> Marks:
-    """The marks of ``mode`` for a solved board; ``entries`` are the person's own digits (81 chars or None)."""
-    wrong = mistakes_of(givens, solution, entries)
+def doubt_text(doubts: tuple[tuple[int, str], ...], solution: str | None, reveal: bool = True) -> str:
+    """``r3c7 looks like 1; the solution has 7``: entries the reading is not sure enough of to call wrong."""
+    return "; ".join(f"{NAMES[i]} looks like {d}" + (f"; the solution has {solution[i]}" if reveal and solution
+                                                     else "") for i, d in doubts)
+
+
+def plan_marks(mode: Mode, givens: str, solution: str, entries: str | None = None,
+               mistakes: tuple[int, ...] | None = None, doubts: tuple[tuple[int, str], ...] = (),
+               unreadable: tuple[int, ...] = ()) -> Marks:
+    """The marks of ``mode`` for a solved board; ``entries`` are the person's own digits (81 chars or None).
+
+    ``mistakes``: the entries the reading is sure are wrong (default: every entry that differs from the
+    solution); ``doubts`` are only said, never ringed; ``unreadable`` cells (glare) get no answer drawn:
+    what is under the glare is not known.
+    """
+    wrong = mistakes_of(givens, solution, entries) if mistakes is None else tuple(mistakes)
+    said_doubts = doubt_text(doubts, solution, reveal=mode == "answer")
     if mode == "answer":
-        filled = set(i for i, e in enumerate(entries or "") if e not in ".0")
+        filled = set(i for i, e in enumerate(entries or "") if e not in ".0") | set(unreadable)
         answers = tuple((i, solution[i]) for i, g in enumerate(givens) if g in ".0" and i not in filled)
-        return Marks(answers=answers, mistakes=wrong, small=tuple((i, f"+{solution[i]}") for i in wrong))
+        return Marks(answers=answers, mistakes=wrong, small=tuple((i, f"+{solution[i]}") for i in wrong),
+                     text=said_doubts)
     if mode == "check":
         left = sum(1 for i, g in enumerate(givens) if g in ".0" and (not entries or entries[i] in ".0"))
         said = f"{len(wrong)} mistake{'s' * (len(wrong) != 1)}" if wrong else "no mistakes"
-        return Marks(mistakes=wrong, text=f"{said}; {left} cell{'s' * (left != 1)} still empty")
+        text = "; ".join(filter(None, [f"{said}; {left} cell{'s' * (left != 1)} still empty", said_doubts]))
+        return Marks(mistakes=wrong, text=text)
     try:
         steps = next_steps(givens, entries, timeout=2.0, finders=PAPER_ORDER)
     except (NoSolutionError, ValueError):

@@ -43,7 +43,10 @@ def plan(result: BoardResult, show: Mode) -> tuple[Marks | None, dict[str, Any] 
     if not (result.solution and result.givens):
         return None, None
     entries = result.entries
-    marks = plan_marks(show, result.givens, result.solution, entries)
+    w = result.written
+    marks = plan_marks(show, result.givens, result.solution, entries,
+                       mistakes=None if w is None else w.mistakes(result.solution),
+                       doubts=() if w is None or not w.checked else w.doubts, unreadable=result.unreadable)
     hint = None
     if show == "hint":
         try:

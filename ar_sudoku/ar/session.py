@@ -63,6 +63,8 @@ from ar_sudoku.vision.reading import (
     read_grid,
     read_oriented,
     small_print_is_written,
+    unreadable_cells,
+    unseen,
     written_part,
 )
 from ar_sudoku.vision.tracker import GridTracker
@@ -166,6 +168,8 @@ class ARSession:
         self.cell_kinds: CellKinds | None = None  # the last reading's kinds, and its digit-model reading
         self.second: EntryOpinion | None = None  # the entry-digit model on that reading's frame
         self.printed: Reading | None = None
+        self.unreadable: tuple[int, ...] = ()  # cells the last reading could not see (glare)
+        self.doubts: tuple[tuple[int, str], ...] = ()  # entries the last reading was unsure of: "looks like"
         self.worker = worker or SolveWorker()
         self._own_worker = worker is None
         self.cfg = config or SessionConfig()
@@ -246,7 +250,8 @@ class ARSession:
         """What the display mode draws for the solved board (cached: hints cost a logical solve)."""
         if self.state is not State.SOLVED or self.result is None or not self.result.solution or not self.givens:
             return None
-        key = (self.mode, self.result.givens or self.givens, self.result.solution, self.entries())
+        key = (self.mode, self.result.givens or self.givens, self.result.solution, self.entries(), None,
+               self.doubts, self.unreadable)
         if key != self._marks_key:
             self._marks_key, self._marks = key, plan_marks(*key)
         return self._marks
@@ -258,7 +263,14 @@ class ARSession:
     # ------------------------------------------------------------------ solving
 
     def _voted(self) -> Reading:
-        probs = np.mean([r.probs for r in self.votes], axis=0) if self.votes else np.zeros((81, 10))
+        """The mean reading of the votes, each cell over the frames that saw it (a glare hides a cell on some
+        frames, ``reading.unreadable_cells``; as the page or the light moves, other frames read it)."""
+        if not self.votes:
+            probs = np.zeros((81, 10))
+        else:
+            stack = np.array([r.probs for r in self.votes])
+            seen = (stack.sum(axis=2) > 0).sum(axis=0)
+            probs = stack.sum(axis=0) / np.maximum(seen, 1)[:, None]
         digits = probs.argmax(axis=1)
         return Reading(digits, probs.max(axis=1), probs)
 
@@ -318,8 +330,11 @@ class ARSession:
             seen = grid_views(as_bgr(self._frame), corners, self.lattice)
             self.second = EntryOpinion(self.kinds, gray, corners, self.lattice, seen.square)  # asked about odd entries
             self.cell_kinds = small_print_is_written(self.kinds.read(seen.views, seen.inks), self.second, seen.views)
+            self.unreadable = unreadable_cells(seen.square, self.cell_kinds, reading)
             self.printed = reading
             reading = fuse(reading, self.cell_kinds)
+            if self.unreadable:  # no vote from a cell this frame cannot see
+                self.printed, reading = unseen(self.printed, self.unreadable), unseen(reading, self.unreadable)
         return corners, reading
 
     def _vote(self, corners: np.ndarray) -> np.ndarray:
@@ -366,7 +381,11 @@ class ARSession:
         if self.written_for != self.givens:
             self.written, self.seen, self.written_for = {}, {}, self.givens
         solution = self.result.solution if self.result is not None else None
-        now = written_part(self.givens, self.cell_kinds, self.printed, solution, self.second).entries
+        part = written_part(self.givens, self.cell_kinds, self.printed, solution, self.second, self.unreadable)
+        self.doubts = part.doubts
+        now = part.entries
+        # a cell hidden by glare on this reading keeps what earlier readings saw there
+        now = "".join(self.seen.get(i, ".") if i in self.unreadable else d for i, d in enumerate(now))
         fresh = {i: d for i, d in enumerate(now) if d != "."}
         for i, d in fresh.items():
             if self.seen.get(i) == d:
@@ -550,6 +569,8 @@ class ARSession:
             entries = res.written.entries if res.written is not None else "." * 81
             self.written = {i: d for i, d in enumerate(entries) if d != "."}
             self.seen, self.written_for = dict(self.written), self.givens
+            self.doubts = res.written.doubts if res.written is not None and res.written.checked else ()
+            self.unreadable = res.unreadable
         result = self._result(corners, t0, {"read": res.ms}, check_pattern=False)
         self.last_corners = None
         return result
@@ -568,7 +589,7 @@ class ARSession:
         if self.kinds is not None and corners is not None and self.givens:
             paper = self.written if self.written_for == self.givens else {}
             cells = "".join("g" if g != "." else "e" if i in paper else "." for i, g in enumerate(self.givens))
-            written = Written(cells, "".join(paper.get(i, ".") for i in range(81)))
+            written = Written(cells, "".join(paper.get(i, ".") for i in range(81)), doubts=self.doubts)
         return FrameResult(self.frame_index, self.state.value, corners,
                            self.givens if corners is not None else None, solution, t_ms, timings, message, marks,
                            self.lattice if corners is not None else None, written)

@@ -55,6 +55,9 @@ def print_text(path: str, result: BoardResult, reveal: bool = True) -> None:
 
     print(f"{path}: {result.status}" + (f" ({result.message})" if result.message else "")
           + f"  [{result.ms:.0f} ms]")
+    if result.unreadable and result.status == "solved":
+        print("unreadable (glare?), no answer drawn there: "
+              + ", ".join(f"r{i // 9 + 1}c{i % 9 + 1}" for i in result.unreadable))
     if result.givens:
         read = format_grid(result.givens).splitlines()
         shown = result.solution if reveal else None

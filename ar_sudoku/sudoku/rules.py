@@ -20,6 +20,7 @@ from ar_sudoku.sudoku.solver import count_solutions, parse_line, solve, validate
 from ar_sudoku.sudoku.written import Written
 
 Cancel = Callable[[], bool]
+SEVERAL = "the reading has several solutions; one is shown"  # a solution drawn, not the only one
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,7 @@ class BoardResult:
     corrected: tuple[str, ...] = ()  # cells changed by the rules, e.g. "r3c5: 1->7"
     lattice: np.ndarray | None = None  # (10, 10, 2) line crossings, row by row from the puzzle's top-left
     written: Written | None = None  # the person's entries and pencil marks, when the cells' kinds were read
+    unreadable: tuple[int, ...] = ()  # cells washed out (glare): not read, not taken as blank, no answer drawn
 
     @property
     def entries(self) -> str | None:
@@ -67,7 +69,8 @@ class BoardResult:
             "message": self.message,
             "ms": round(self.ms, 2),
             **(self.written.to_json(self.solution) if self.written is not None else
-               {"cells": None, "entries": None, "candidates": None, "mistakes": []}),
+               {"cells": None, "entries": None, "candidates": None, "mistakes": [], "doubts": []}),
+            "unreadable": [f"r{i // 9 + 1}c{i % 9 + 1}" for i in self.unreadable],
         }
 
 
@@ -171,5 +174,5 @@ def check_reading(reading: Reading, timeout: float = 1.0, max_tries: int = 40,
                            message="the reading has several solutions (a digit was probably missed)")
     if status == "solved":  # several solutions and no single fix: still draw one, but say so
         return BoardResult("solved", givens=givens, confidence=reading.confidence, solution=solution,
-                           message="the reading has several solutions; one is shown")
+                           message=SEVERAL)
     return BoardResult(status, givens=givens, confidence=reading.confidence, message=message)

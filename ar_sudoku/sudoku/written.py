@@ -22,24 +22,43 @@ class Written:
     """The person's part of the page: ``entries`` (81 chars, '.' none) and the cells' kinds.
 
     ``cells``: 81 chars, ``g`` printed given, ``e`` handwritten entry, ``c`` pencilled candidates only,
-    ``.`` blank. ``candidates``: the pencilled digits of each cell, or None when they were not read.
+    ``.`` blank, ``?`` unreadable (washed out by glare: not known to be blank). ``candidates``: the
+    pencilled digits of each cell, or None when they were not read.
+
+    Telling someone that a digit they wrote right is wrong is the worst thing a checker can do, so
+    an entry the reading is not sure of is not a mistake: it is a *doubt* (``doubts``: the cell and
+    the digit it looks like), said as "looks like", never ringed; its ``entries`` digit is the
+    solution's, so nothing downstream (marks, hints) takes it for wrong. ``checked`` is False when
+    the solution is one of several: then no entry is checked at all.
     """
 
     cells: str
     entries: str
     candidates: tuple[str, ...] | None = None
+    doubts: tuple[tuple[int, str], ...] = ()
+    checked: bool = True
 
     def mistakes(self, solution: str) -> tuple[int, ...]:
-        """Entries that disagree with the solution, row by row."""
+        """Entries that disagree with the solution, row by row (none when the entries are not checked)."""
+        if not self.checked:
+            return ()
         return tuple(i for i, e in enumerate(self.entries) if e not in ".0" and e != solution[i])
 
     def mistake_lines(self, solution: str, reveal: bool = True) -> list[str]:
-        """``r3c5: written 7, the solution has 4`` (without the answer when not ``reveal``)."""
+        """``r3c5: written 7, the solution has 4`` (without the answer when not ``reveal``); doubts are not here."""
         out = []
         for i in self.mistakes(solution):
             out.append(f"{NAMES[i]}: written {self.entries[i]}, the solution has {solution[i]}" if reveal
                        else f"{NAMES[i]}: written {self.entries[i]} is wrong")
         return out
+
+    def doubt_lines(self, solution: str, reveal: bool = True) -> list[str]:
+        """``r3c7 looks like 1; the solution has 7``: an entry the reading is not sure enough of to call wrong."""
+        if not self.checked:
+            return []
+        return [f"{NAMES[i]} looks like {d}" + (f"; the solution has {solution[i]}" if reveal else
+                                                 "; look again (not sure enough to call it wrong)")
+                for i, d in self.doubts]
 
     def clashes(self, givens: str) -> list[str]:
         """Entries that break the rules with a given or another entry, named with the unit."""
@@ -53,6 +72,8 @@ class Written:
             "entries": self.entries,
             "candidates": None if self.candidates is None else list(self.candidates),
             "mistakes": [NAMES[i] for i in self.mistakes(solution)] if solution else [],
+            "doubts": [{"cell": NAMES[i], "looks_like": int(d), "solution": int(solution[i])}
+                       for i, d in self.doubts] if solution and self.checked else [],
         }
 
 

@@ -1,0 +1,214 @@
+"""No false alarms: a mistake only when the reading is sure of it, else "looks like"; glare makes cells unreadable."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+from conftest import EASY, EASY_SOLUTION, rendered_frame
+
+from ar_sudoku.ar.marks import plan_marks
+from ar_sudoku.ar.photo import analyse
+from ar_sudoku.cli import main
+from ar_sudoku.sudoku.rules import Reading
+from ar_sudoku.sudoku.written import NAMES, Written
+from ar_sudoku.vision.kinds import CellKinds, KindReader, decide
+from ar_sudoku.vision.reading import unseen, written_part
+
+WRONG = 2  # r1c3: the solution has 4
+
+
+class _Second:
+    """The entry-digit model's opinion, as given: ``probs`` for every cell asked about."""
+
+    lone: dict = {}
+
+    def __init__(self, probs: np.ndarray, height: float = 1.0):
+        self.probs, self.height = probs, height
+
+    def digits(self, cells: list[int]) -> np.ndarray:
+        return np.stack([self.probs] * len(cells))
+
+    def page_sized(self, kinds, cells, share):
+        return []
+
+    def candidates(self, cells):
+        return [""] * len(cells)
+
+    def entry_height(self, kinds):
+        return 40.0
+
+    def poor_picture(self):
+        return False
+
+    def relative_heights(self, kinds, cells):
+        return [self.height] * len(cells)
+
+
+def _kinds(entry_p: float, digit_p: float) -> tuple[CellKinds, Reading]:
+    """EASY's givens surely printed, and r1c3 holding a handwritten 7 (P(entry) ``entry_p``, of which
+    ``digit_p`` on the 7 and a little on the solution's 4), as the two models would give them."""
+    probs = np.zeros((81, 20), np.float32)
+    for i, ch in enumerate(EASY):
+        probs[i, int(ch) if ch != "." else 0] = 1.0
+    probs[WRONG] = 0.0
+    probs[WRONG, 9 + 7] = entry_p * digit_p
+    probs[WRONG, 9 + 4] = entry_p * (1 - digit_p) * 0.05
+    for d in (1, 2, 3):  # the rest spread: 7 stays the likeliest
+        probs[WRONG, 9 + d] = entry_p * (1 - digit_p) * 0.95 / 3
+    probs[WRONG, 7] = 1.0 - entry_p  # the rest: print
+    kinds, digits, conf = decide(probs)
+    printed = np.zeros((81, 10), np.float32)
+    printed[:, 0] = 1.0
+    for i, ch in enumerate(EASY):
+        if ch != ".":
+            printed[i] = 0.0
+            printed[i, int(ch)] = 1.0
+    printed[WRONG] = 0.0
+    printed[WRONG, 7] = 1.0
+    return CellKinds(kinds, digits, probs, conf), Reading(printed.argmax(axis=1), printed.max(axis=1), printed)
+
+
+def _entry_model(seven: float, four: float) -> np.ndarray:
+    p = np.full(9, (1.0 - seven - four) / 7, np.float32)
+    p[6], p[3] = seven, four
+    return p
+
+
+def test_a_wrong_digit_both_readers_are_sure_of_is_a_mistake():
+    kinds, printed = _kinds(entry_p=0.95, digit_p=0.95)
+    w = written_part(EASY, kinds, printed, EASY_SOLUTION, _Second(_entry_model(0.9, 0.01)))
+    assert w.entries[WRONG] == "7" and w.mistakes(EASY_SOLUTION) == (WRONG,) and w.doubts == ()
+
+
+@pytest.mark.parametrize("case", ["kind model unsure of the digit", "entry model unsure", "readers disagree",
+                                  "perhaps print", "as small as a pencil mark"])
+def test_a_wrong_digit_either_reader_doubts_is_said_as_looks_like_and_never_called_a_mistake(case):
+    entry_p, digit_p, other = {
+        "kind model unsure of the digit": (0.95, 0.4, _entry_model(0.9, 0.01)),
+        "entry model unsure": (0.95, 0.95, _entry_model(0.4, 0.03)),
+        "readers disagree": (0.95, 0.95, np.eye(9, dtype=np.float32)[0] * 0.9 + 0.0125),  # the other says 1
+        "perhaps print": (0.45, 0.95, _entry_model(0.9, 0.01)),
+        "as small as a pencil mark": (0.95, 0.95, _entry_model(0.9, 0.01)),
+    }[case]
+    kinds, printed = _kinds(entry_p, digit_p)
+    height = 0.6 if case == "as small as a pencil mark" else 1.0  # of the page's sure entries
+    w = written_part(EASY, kinds, printed, EASY_SOLUTION, _Second(other, height))
+    assert w.mistakes(EASY_SOLUTION) == ()
+    assert w.doubts == ((WRONG, "7"),)
+    assert w.entries[WRONG] == EASY_SOLUTION[WRONG]  # marks and hints take it as written right
+    assert w.to_json(EASY_SOLUTION)["doubts"] == [{"cell": "r1c3", "looks_like": 7, "solution": 4}]
+    assert w.doubt_lines(EASY_SOLUTION) == ["r1c3 looks like 7; the solution has 4"]
+    marks = plan_marks("answer", EASY, EASY_SOLUTION, w.entries, w.mistakes(EASY_SOLUTION), w.doubts)
+    assert marks.mistakes == () and "r1c3 looks like 7; the solution has 4" in marks.text
+    check = plan_marks("check", EASY, EASY_SOLUTION, w.entries, w.mistakes(EASY_SOLUTION), w.doubts)
+    assert check.mistakes == () and "no mistakes" in check.text and "r1c3 looks like 7" in check.text
+
+
+def test_entries_checked_against_one_of_several_solutions_are_never_mistakes():
+    w = Written("." * 2 + "e" + "." * 78, "." * 2 + "7" + "." * 78, checked=False)
+    assert w.mistakes(EASY_SOLUTION) == () and w.to_json(EASY_SOLUTION)["mistakes"] == []
+
+
+def _glare(frame: np.ndarray, centre: tuple[int, int], axes: tuple[int, int]) -> np.ndarray:
+    """A bright saturated highlight with a soft falloff, as a lamp leaves on a glossy page."""
+    h, w = frame.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    d = ((xx - centre[0]) / axes[0]) ** 2 + ((yy - centre[1]) / axes[1]) ** 2
+    alpha = np.clip(1.7 * np.exp(-d / 2), 0, 1)[..., None]
+    return (frame * (1 - alpha) + 255 * alpha).astype(np.uint8)
+
+
+QUAD = np.float32([[340, 100], [940, 110], [930, 700], [330, 690]])
+
+
+def _cell_centre(i: int) -> tuple[int, int]:
+    r, c = divmod(i, 9)
+    h = cv2.getPerspectiveTransform(np.float32([[0, 0], [9, 0], [9, 9], [0, 9]]), QUAD)
+    x, y = cv2.perspectiveTransform(np.float32([[[c + 0.5, r + 0.5]]]), h)[0, 0]
+    return int(x), int(y)
+
+
+@pytest.mark.parametrize("cell, solved", [(4 * 9 + 4, False), (7, True)])
+def test_a_glare_spot_makes_its_cells_unreadable_never_a_wrong_digit(cell, solved, reader, tmp_path, capsys):
+    """Over r5c5 (a given 5 among givens: the puzzle is left open, and the message names the cells), or over
+    r1c8 (blank cells only: solved, and nothing drawn under the glare)."""
+    frame = cv2.GaussianBlur(rendered_frame(EASY, QUAD, size=(1280, 800), seed=2), (0, 0), 0.8)
+    frame = (frame * 0.8).astype(np.uint8)  # a page under room light, not white paper
+    glared = _glare(frame, _cell_centre(cell), (55, 40))
+    done = analyse(glared, reader, kinds=KindReader())
+    res = done.result
+    hidden = {NAMES.index(n) for n in res.to_json("")["unreadable"]}
+    assert cell in hidden and len(hidden) < 12
+    assert res.givens is not None
+    assert all(g == "." or g == EASY[i] for i, g in enumerate(res.givens))  # missing at most, never wrong
+    assert all(res.givens[i] == EASY[i] for i in range(81) if i not in hidden)
+    assert res.written is not None and res.written.mistakes(res.solution or EASY_SOLUTION) == ()
+    if solved:
+        assert res.status == "solved" and res.solution == EASY_SOLUTION
+        assert done.marks is not None and done.marks.answers and not hidden & {i for i, _ in done.marks.answers}
+    else:
+        assert res.status == "unsolvable" and res.solution is None
+        assert NAMES[cell] in res.message and "unreadable" in res.message
+    src = tmp_path / "glare.png"
+    cv2.imwrite(str(src), glared)
+    assert main(["image", str(src), "--json"]) == (0 if solved else 1)
+    obj = json.loads(capsys.readouterr().out)
+    assert NAMES[cell] in obj["unreadable"] and obj["mistakes"] == []
+    main(["image", str(src)])
+    text = capsys.readouterr().out
+    assert NAMES[cell] in text and "unreadable" in text
+
+
+def test_a_clean_page_has_no_unreadable_cell(reader):
+    frame = rendered_frame(EASY, QUAD, size=(1280, 800), seed=2)
+    res = analyse((frame * 0.8).astype(np.uint8), reader, kinds=KindReader()).result
+    assert res.unreadable == () and res.givens == EASY
+
+
+def test_a_cell_unseen_on_one_reading_gives_no_vote():
+    probs = np.zeros((81, 10), np.float32)
+    probs[:, 3] = 1.0
+    r = unseen(Reading(probs.argmax(axis=1), probs.max(axis=1), probs), (5, 7))
+    assert r.digits[5] == 0 and r.confidence[7] == 0 and not r.probs[[5, 7]].any() and r.digits[6] == 3
+
+
+def test_live_cells_under_a_moving_glare_are_filled_in_by_the_frames_that_see_them(reader):
+    """The glare sits on r5c5 (the puzzle is open without it), then moves to r2c2: the votes of the frames
+    that saw each cell complete the puzzle, with no wrong given on any frame."""
+    from ar_sudoku.ar.session import ARSession
+
+    frame = cv2.GaussianBlur(rendered_frame(EASY, QUAD, size=(1280, 800), seed=2), (0, 0), 0.8)
+    frame = (frame * 0.8).astype(np.uint8)
+    first = _glare(frame, _cell_centre(4 * 9 + 4), (55, 40))
+    then = _glare(frame, _cell_centre(10), (55, 40))
+    results = []
+    with ARSession(reader, kinds=KindReader()) as session:
+        for k in range(40):
+            results.append(session.step(first if k < 12 else then))
+            if k == 11:
+                assert session.unreadable and 4 * 9 + 4 in session.unreadable
+                assert session.state.value != "solved"  # a cell it needs is hidden: nothing drawn
+            if session.state.value == "solved" and k >= 12:
+                break
+            if session.handle is not None:
+                session.handle.wait(5.0)  # the solver answers before the next frame: no race with time
+    assert results[-1].status == "solved" and results[-1].givens == EASY and results[-1].solution == EASY_SOLUTION
+    assert all(r.givens is None or all(g in (".", EASY[i]) for i, g in enumerate(r.givens)) for r in results)
+
+
+def test_a_blurred_or_noisy_picture_is_too_poor_to_call_a_digit_wrong():
+    """Readers can be sure and still misread a blurred or noisy cell: such a picture gets doubts only."""
+    from ar_sudoku.vision.grid import to_gray
+    from ar_sudoku.vision.kinds import warp_views_grid
+    from ar_sudoku.vision.reading import EntryOpinion
+
+    frame = (rendered_frame(EASY, QUAD, size=(1280, 800), seed=2) * 0.8).astype(np.uint8)
+    noise = np.random.default_rng(0).normal(0, 14, frame.shape)
+    pictures = {"sharp": frame, "blurred": cv2.GaussianBlur(frame, (0, 0), 3.0),
+                "noisy": np.clip(frame + noise, 0, 255).astype(np.uint8)}
+    poor = {name: EntryOpinion(None, to_gray(img), QUAD, warped=warp_views_grid(to_gray(img), QUAD)).poor_picture()
+            for name, img in pictures.items()}
+    assert poor == {"sharp": False, "blurred": True, "noisy": True}
