@@ -1,0 +1,79 @@
+"""The robustness benchmark's pieces: deterministic degradations that keep images images; a split by puzzle."""
+
+from __future__ import annotations
+
+import sys
+
+import cv2
+import numpy as np
+import pytest
+from conftest import EASY, PHOTOS, ROOT, need, rendered_frame
+
+sys.path.insert(0, str(ROOT / "scripts"))
+
+
+@pytest.fixture(scope="module")
+def robust():
+    pytest.importorskip("onnxruntime")
+    need(PHOTOS / "printed")  # train_cells and photos find their data at import
+    import eval_robust
+
+    return eval_robust
+
+
+@pytest.fixture(scope="module")
+def frame():
+    quad = np.float32([[200, 100], [520, 110], [510, 420], [190, 410]])
+    return rendered_frame(EASY, quad, size=(640, 480)), np.float32([190, 100, 520, 420])
+
+
+def test_every_degradation_is_the_same_twice_and_gives_a_colour_jpeg(robust, frame):
+    img, box = frame
+    data = cv2.imencode(".jpg", img)[1].tobytes()
+    for name in robust.CONDITIONS:
+        a = robust.degrade(data, img, "photo1", name, box)
+        b = robust.degrade(data, img, "photo1", name, box)
+        assert a == b, name
+        out = cv2.imdecode(np.frombuffer(a, np.uint8), cv2.IMREAD_COLOR)
+        assert out is not None and out.dtype == np.uint8 and out.ndim == 3, name
+    assert robust.degrade(data, img, "photo1", "taken", box) == data  # the file itself
+    assert robust.degrade(data, img, "photo1", "dim", box) != robust.degrade(data, img, "photo2", "dim", box)
+
+
+def test_sizes_shrink_as_named_and_the_others_keep_the_picture_size(robust, frame):
+    img, box = frame
+    rng = np.random.default_rng(0)
+    assert robust.half(img, rng, box).shape == (240, 320, 3)
+    assert robust.w320(img, rng, box).shape == (240, 320, 3)
+    for fn in (robust.gaussian_blur, robust.motion_blur, robust.dim, robust.shadow, robust.glare, robust.warm,
+               robust.cold):
+        out = fn(img, np.random.default_rng(1), box)
+        assert out.shape == img.shape and out.dtype == np.uint8, fn.__name__
+    assert robust.screen(img, rng, box).shape[:2] == (round(480 * 0.93), round(640 * 0.93))
+
+
+def test_glare_saturates_part_of_the_grid_only_and_dim_is_darker_and_noisier(robust, frame):
+    img, box = frame
+    x0, y0, x1, y1 = box.astype(int)
+    lit = robust.glare(img, np.random.default_rng(3), box)
+    white = (lit >= 254).all(axis=2)
+    grid_area = (x1 - x0) * (y1 - y0)
+    assert 0.02 * grid_area < white[y0:y1, x0:x1].sum() < 0.3 * grid_area
+    assert white[y0:y1, x0:x1].sum() > 0.9 * white.sum()  # a highlight on the grid, hardly elsewhere
+    dark = robust.dim(img, np.random.default_rng(3), box)
+    assert dark.mean() < 0.85 * img.mean()
+    paper = (cv2.cvtColor(img, cv2.COLOR_BGR2GRAY) > 235)
+    assert dark[paper].std() > img[paper].std()
+
+
+def test_a_puzzle_is_held_out_with_all_its_photos():
+    need(PHOTOS / "printed")
+    from photos import held_out_puzzles, load
+
+    held = held_out_puzzles()
+    photos = load(PHOTOS / "printed")
+    by_puzzle: dict[str, set[bool]] = {}
+    for ph in photos:
+        by_puzzle.setdefault(ph.givens, set()).add(ph.name in held)
+    assert all(len(sides) == 1 for sides in by_puzzle.values())
+    assert 0.15 * len(photos) < len(held) < 0.3 * len(photos)
