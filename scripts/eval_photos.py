@@ -4,7 +4,7 @@
     python scripts/eval_photos.py DIR --failures        # list what went wrong, photo by photo
 
 Prints, for all photos and for the held-out validation subset (never trained
-on; see scripts/photos.py): photos, grid found, fully correct (all 81 cells
+on: the held-out puzzles' photos, ``photos.held_out_puzzles``): photos, grid found, fully correct (all 81 cells
 right, blanks included), cell accuracy, digits read where the cell is empty,
 digits missed, solved, median and max ms per photo (grid + cells + model +
 rules, excluding start-up and model load).
@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from photos import DEFAULT_DIR, is_validation, load  # noqa: E402
+from photos import DEFAULT_DIR, held_out_puzzles, load  # noqa: E402
 
 from ar_sudoku.vision.digits import DigitReader  # noqa: E402
 from ar_sudoku.vision.kinds import KindReader  # noqa: E402
@@ -73,6 +73,7 @@ def main() -> int:
         return 2
     reader = DigitReader(args.model)
     kinds = None if args.no_kinds else KindReader()
+    held = held_out_puzzles()
     rows = []
     for ph in photos:
         img = cv2.imread(str(ph.path))
@@ -80,7 +81,7 @@ def main() -> int:
         read = res.givens or "." * 81
         truth = ph.givens
         row = {
-            "name": ph.name, "val": is_validation(ph), "found": res.corners is not None,
+            "name": ph.name, "val": ph.name in held, "found": res.corners is not None,
             "correct": read == truth, "cells_right": sum(a == b for a, b in zip(read, truth)),
             "extra": sum(a != "." and b == "." for a, b in zip(read, truth)),
             "missed": sum(a == "." and b != "." for a, b in zip(read, truth)),

@@ -15,6 +15,12 @@ would be), so training sees what inference sees. Data, all local:
     the training ``mixed`` photos (as grey masks: colour is never a cue), pencilled
     candidates, show-through; then curl, perspective, shadow, blur, noise and JPEG.
 
+A share (``--degraded``, 0.6) of the synthetic pages and of the jittered photo views first
+goes through a random camera and room (``scripts/degrade.py``: dim light with shot and read
+noise, gamma, uneven shadow, glare, Gaussian and motion blur, down-scaling, JPEG, colour
+casts), on the whole picture before the cells are cut (issue 21); cells a glare washed out
+are left out of training. The sudoku-photos are held out by puzzle (``photos.held_out_puzzles``).
+
     pip install torch==2.13.0 && pip install -e '.[train]'
     apt-get install -y fonts-urw-base35 fonts-liberation fonts-freefont-ttf fonts-linuxlibertine \
         fonts-crosextra-caladea fonts-sil-gentiumplus fonts-sil-charis fonts-comic-neue fonts-dkg-handwriting \
@@ -45,7 +51,8 @@ import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from photos import DEFAULT_DIR, is_validation, load  # noqa: E402
+from degrade import camera, glared_cells  # noqa: E402
+from photos import DEFAULT_DIR, held_out_puzzles, load  # noqa: E402
 from train_digits import HAND_FONT_DIRS, _render_digit, export_onnx, find_fonts, fit, nine_digits  # noqa: E402
 
 import ar_sudoku.vision.kinds as kinds_mod  # noqa: E402
@@ -134,6 +141,8 @@ def mixed_turn(printed: Path, mixed: Path) -> int:
 def sudoku_photos(base: Path = DEFAULT_DIR) -> tuple[list[Sample], list[Sample]]:
     """Printed and mixed photos (corners from outlines.csv, turned upright), as (train, held-out).
 
+    Held out by puzzle (``photos.held_out_puzzles``): the same puzzle is in up to 14 photos.
+
     The mixed twin of a printed photo shares its corners, turned with the picture where the mixed
     photo is stored turned (image1031/1036/1038/1039/1040/1043 by 90 degrees, image1083 by 180).
     """
@@ -142,6 +151,7 @@ def sudoku_photos(base: Path = DEFAULT_DIR) -> tuple[list[Sample], list[Sample]]
     from ar_sudoku.vision.reading import read_grid
 
     reader = DigitReader()
+    held_names = held_out_puzzles(base / "printed")
     train, held = [], []
     mixed = {p.name: p for p in load(base / "mixed")}
     for ph in load(base / "printed"):
@@ -154,7 +164,7 @@ def sudoku_photos(base: Path = DEFAULT_DIR) -> tuple[list[Sample], list[Sample]]
         best = max(range(4), key=lambda k: int((read_grid(gray, np.roll(ph.corners, -k, 0), reader).digits
                                                 == giv).sum()))
         corners = np.roll(ph.corners, -best, 0).astype(np.float32)
-        dest = held if is_validation(ph) else train
+        dest = held if ph.name in held_names else train
         dest.append(Sample(ph.name, ph.path, corners, giv, "printed"))
         if ph.name in mixed:
             allv = np.array([int(ch) for ch in mixed[ph.name].givens.replace(".", "0")], np.int64)
@@ -170,13 +180,42 @@ def jitter(corners: np.ndarray, rng: random.Random, sigma: float) -> np.ndarray:
     return corners + np.float32([[rng.gauss(0, sigma * side / 9) for _ in range(2)] for _ in range(4)])
 
 
-def photo_views(args: tuple[Sample, int, int]) -> tuple[np.ndarray, np.ndarray]:
-    """Views of one photo: the true corners, then ``jitters - 1`` jittered ones (sigma 5% of a cell)."""
-    s, jitters, seed = args
+def grid_crop(img: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The grid's part of a photo with a cell of page around it, halved (pyrDown) while the grid
+    spans more than the views' warp keeps (as ``warp_views_grid`` would): degrading a 12 MP photo
+    whole would cost seconds."""
+    side = float(np.ptp(corners, axis=0).max())
+    x0, y0 = np.maximum(np.floor(corners.min(axis=0) - side / 9).astype(int), 0)
+    x1, y1 = np.ceil(corners.max(axis=0) + side / 9).astype(int)
+    img, pts = img[y0:y1, x0:x1], corners - np.float32([x0, y0])
+    while side > 3 * 9 * kinds_mod.CELL and min(img.shape[:2]) > 8:
+        img, pts, side = cv2.pyrDown(img), pts / 2, side / 2
+    return img, pts.astype(np.float32)
+
+
+def photo_views(args: tuple[Sample, int, int, float]) -> tuple[np.ndarray, np.ndarray]:
+    """Views of one photo: the true corners, then ``jitters - 1`` jittered ones (sigma 5% of a cell).
+
+    The jittered views are also put through a random camera and room (``degrade.camera``) with
+    probability ``degraded``; a cell a glare spot washed out is labelled -1 (left out), never blank.
+    """
+    s, jitters, seed, degraded = args
     rng = random.Random(seed)
-    gray = cv2.imread(str(s.path), cv2.IMREAD_GRAYSCALE)
-    xs = [cell_views(gray, s.corners if j == 0 else jitter(s.corners, rng, 0.05)) for j in range(jitters)]
-    return np.concatenate(xs), np.tile(s.labels, jitters)
+    img, corners = grid_crop(cv2.imread(str(s.path)), s.corners)
+    gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    xs, ys = [], []
+    for j in range(jitters):
+        c = corners if j == 0 else jitter(corners, rng, 0.05)
+        labels = s.labels
+        if j and rng.random() < degraded:
+            shot = camera(img, rng, float(np.ptp(corners, axis=0).max()))
+            c = c * np.float32(shot.scale)
+            labels = np.where(glared_cells(shot.glare, c), -1, labels)
+            xs.append(cell_views(cv2.cvtColor(shot.image, cv2.COLOR_BGR2GRAY), c))
+        else:
+            xs.append(cell_views(gray, c))
+        ys.append(labels)
+    return np.concatenate(xs), np.concatenate(ys)
 
 
 # --------------------------------------------------------------------------- synthetic pages
@@ -378,14 +417,20 @@ def _candidates(rng: random.Random, glyphs: Glyphs, layer: np.ndarray, x0: int, 
             x += g.shape[1] + rng.uniform(0.0, 0.1) * s
 
 
-def synth_views(args: tuple[int, int, Glyphs]) -> tuple[np.ndarray, np.ndarray]:
-    """``pages`` synthetic pages through ``cell_views`` with jittered corners."""
-    pages, seed, glyphs = args
+def synth_views(args: tuple[int, int, Glyphs, float]) -> tuple[np.ndarray, np.ndarray]:
+    """``pages`` synthetic pages through ``cell_views`` with jittered corners, a share ``degraded``
+    of them through a random camera and room first (``degrade.camera``)."""
+    pages, seed, glyphs, degraded = args
     rng = random.Random(seed)
     xs, ys = [], []
     for _ in range(pages):
         pic, corners, labels = synth_page(rng, glyphs)
-        xs.append(cell_views(pic, jitter(corners, rng, 0.05)))
+        corners = jitter(corners, rng, 0.05)
+        if rng.random() < degraded:
+            shot = camera(pic, rng, float(np.ptp(corners, axis=0).max()))
+            pic, corners = shot.image, corners * np.float32(shot.scale)
+            labels = np.where(glared_cells(shot.glare, corners), -1, labels)
+        xs.append(cell_views(pic, corners))
         ys.append(labels)
     return np.concatenate(xs), np.concatenate(ys)
 
@@ -505,6 +550,8 @@ def gather(jobs: list, fn, workers: int, inked_only: bool = True) -> tuple[np.nd
     else:
         parts = [fn(j) for j in jobs]
     xs, ys = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    seen = ys >= 0  # glared-out cells are left out
+    xs, ys = xs[seen], ys[seen]
     if inked_only:
         keep = ink_scores(xs) > INK_SKIP
         xs, ys = xs[keep], ys[keep]
@@ -517,6 +564,8 @@ def main() -> int:
     ap.add_argument("--hand-jitters", type=int, default=8, help="corner-jittered views per handwritten photo")
     ap.add_argument("--photo-jitters", type=int, default=4, help="corner-jittered views per printed photo")
     ap.add_argument("--mixed-jitters", type=int, default=2, help="corner-jittered views per mixed photo")
+    ap.add_argument("--degraded", type=float, default=0.6,
+                    help="share of synthetic pages and jittered photo views put through a random camera and room")
     ap.add_argument("--epochs", type=int, default=10)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workers", type=int, default=2)
@@ -554,15 +603,16 @@ def main() -> int:
         print(f"data from {args.cache}", flush=True)
     else:
         chunks = args.workers * 4
-        jobs = [(args.pages // chunks + (k < args.pages % chunks), args.seed * 1000 + k, glyphs) for k in range(chunks)]
+        jobs = [(args.pages // chunks + (k < args.pages % chunks), args.seed * 1000 + k, glyphs, args.degraded)
+                for k in range(chunks)]
         xs_s, ys_s = gather(jobs, synth_views, args.workers)
         print(f"synthetic: {len(xs_s)} cells ({time.time() - t0:.0f} s)", flush=True)
-        xs_h, ys_h = gather([(s, args.hand_jitters, rng.randrange(2**31)) for s in hand_train], photo_views,
-                            args.workers)
+        xs_h, ys_h = gather([(s, args.hand_jitters, rng.randrange(2**31), args.degraded) for s in hand_train],
+                            photo_views, args.workers)
         xs_p, ys_p = gather([(s, args.mixed_jitters if s.group == "mixed" else args.photo_jitters,
-                              rng.randrange(2**31)) for s in sp_train], photo_views, args.workers)
-        xs_hv, ys_hv = gather([(s, 1, 0) for s in hand_held], photo_views, args.workers, inked_only=False)
-        xs_pv, ys_pv = gather([(s, 1, 0) for s in sp_held if s.group == "mixed"], photo_views, args.workers,
+                              rng.randrange(2**31), args.degraded) for s in sp_train], photo_views, args.workers)
+        xs_hv, ys_hv = gather([(s, 1, 0, 0.0) for s in hand_held], photo_views, args.workers, inked_only=False)
+        xs_pv, ys_pv = gather([(s, 1, 0, 0.0) for s in sp_held if s.group == "mixed"], photo_views, args.workers,
                               inked_only=False)
         print("(cells kept: those whose ink score sends them to the model)", flush=True)
         print(f"photo cells: handwritten {len(xs_h)}, printed+mixed {len(xs_p)}; held out {len(xs_hv)} + "

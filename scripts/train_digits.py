@@ -7,9 +7,11 @@ Data (all made or read here, nothing downloaded):
     noise, JPEG, uneven light, off-centre crops) and through the app's own cell
     pipeline (``ar_sudoku.vision.cells``), so training sees what inference sees;
   * cells cut from the shared photos with their ``.dat`` labels, from the
-    training split only (``scripts/photos.py``), warped with jittered corners.
+    training split only (by puzzle: ``photos.held_out_puzzles``), warped with jittered corners.
 Class 0 is "not a digit": ink that the cell cutter let through (line remnants,
 specks). The held-out photos are read with their true corners and reported.
+A share (``--degraded``, 0.5) of the synthetic patches and of the jittered photo cuts goes
+through a random camera and room first (``scripts/degrade.py``, issue 21).
 
     pip install torch==2.13.0 && pip install -e '.[train]'
     python scripts/train_digits.py            # ~10 min on 2 cores
@@ -30,7 +32,8 @@ import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from photos import DEFAULT_DIR, is_validation, load  # noqa: E402
+from degrade import camera, glared_cells  # noqa: E402
+from photos import DEFAULT_DIR, held_out_puzzles, load  # noqa: E402
 
 from ar_sudoku.vision.cells import CELL, INPUT, cut_cells, digit_patch, normalise, warp_grid  # noqa: E402
 from ar_sudoku.vision.grid import to_gray  # noqa: E402
@@ -118,8 +121,13 @@ def _render_digit(rng: random.Random, digit: int, side: int, fonts: list[Path]) 
     return np.asarray(im)
 
 
-def synth_patch(rng: random.Random, fonts: list[Path]) -> tuple[np.ndarray, int]:
-    """A 3x3-cell piece of printed grid with the label of its centre cell."""
+def synth_patch(rng: random.Random, fonts: list[Path], degraded: float = 0.0) -> tuple[np.ndarray | None, int]:
+    """A 3x3-cell piece of printed grid with the label of its centre cell.
+
+    A share ``degraded`` of the patches goes through a random camera and room (``degrade.camera``:
+    dim light and sensor noise, blur, motion, shadow, glare, JPEG) instead of the plain blur, noise
+    and JPEG; a patch whose centre a glare washed out comes back as None (its digit may be gone).
+    """
     s = 64
     canvas = np.zeros((3 * s, 3 * s), np.uint8)
     label = 0 if rng.random() < 0.12 else rng.randint(1, 9)
@@ -152,36 +160,45 @@ def synth_patch(rng: random.Random, fonts: list[Path]) -> tuple[np.ndarray, int]
     img = cv2.warpPerspective(img, m, (3 * s, 3 * s), borderMode=cv2.BORDER_REPLICATE)
     low = rng.randint(14, 60)  # pixels per cell in the photo
     img = cv2.resize(img, (3 * low, 3 * low), interpolation=cv2.INTER_AREA)
-    if rng.random() < 0.7:
-        img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.3, 1.3))
-    img = img + np.random.default_rng(rng.randrange(2**32)).normal(0, rng.uniform(0, 8), img.shape)
-    img = np.clip(img, 0, 255).astype(np.uint8)
-    if rng.random() < 0.6:
-        ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, rng.randint(25, 90)])
-        img = cv2.imdecode(buf, cv2.IMREAD_GRAYSCALE)
     # the app warps the grid so a cell is CELL pixels; a detected corner is off by a little
     off = [rng.gauss(0, 0.04) * low for _ in range(8)]
     q = np.float32([[0, 0], [3 * low, 0], [3 * low, 3 * low], [0, 3 * low]]) + np.float32(off).reshape(4, 2)
+    if rng.random() < degraded:
+        shot = camera(np.clip(img, 0, 255).astype(np.uint8), rng, 9 * low)
+        if shot.glare is not None and shot.glare[shot.glare.shape[0] // 2, shot.glare.shape[1] // 2] > 0.75:
+            return None, label
+        img, q = shot.image, q * np.float32(shot.scale)
+    else:
+        if rng.random() < 0.7:
+            img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.3, 1.3))
+        img = img + np.random.default_rng(rng.randrange(2**32)).normal(0, rng.uniform(0, 8), img.shape)
+        img = np.clip(img, 0, 255).astype(np.uint8)
+        if rng.random() < 0.6:
+            ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, rng.randint(25, 90)])
+            img = cv2.imdecode(buf, cv2.IMREAD_GRAYSCALE)
     dst = np.float32([[0, 0], [3 * CELL, 0], [3 * CELL, 3 * CELL], [0, 3 * CELL]])
     warped = cv2.warpPerspective(img, cv2.getPerspectiveTransform(q, dst), (3 * CELL, 3 * CELL),
                                  flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
     return warped, label
 
 
-def synth_samples(count: int, seed: int, fonts: list[Path], workers: int = 2) -> tuple[np.ndarray, np.ndarray]:
+def synth_samples(count: int, seed: int, fonts: list[Path], workers: int = 2,
+                  degraded: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """``count`` cells, made in ``workers`` processes with seeds derived from ``seed``."""
     if workers > 1 and count >= 2000:
         from multiprocessing import Pool
 
         chunk = -(-count // (workers * 4))
-        jobs = [(min(chunk, count - k * chunk), seed * 1000 + k, fonts, 1) for k in range(workers * 4)]
+        jobs = [(min(chunk, count - k * chunk), seed * 1000 + k, fonts, 1, degraded) for k in range(workers * 4)]
         with Pool(workers) as pool:
             parts = pool.starmap(synth_samples, [j for j in jobs if j[0] > 0])
         return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
     rng = random.Random(seed)
     xs, ys = [], []
     while len(xs) < count:
-        warped, label = synth_patch(rng, fonts)
+        warped, label = synth_patch(rng, fonts, degraded)
+        if warped is None:
+            continue
         norm = normalise(warped, CELL)
         patch, _ = digit_patch(norm[CELL : 2 * CELL, CELL : 2 * CELL])
         if patch is None:
@@ -206,22 +223,32 @@ def upright(warped: np.ndarray, givens: str) -> np.ndarray:
     return np.ascontiguousarray(np.rot90(warped, best_k))
 
 
-def photo_samples(photos, rng: random.Random, jitters: int) -> tuple[np.ndarray, np.ndarray]:
+def photo_samples(photos, rng: random.Random, jitters: int, degraded: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """The inked cells of the photos, cut with the true corners, then ``jitters - 1`` times with jittered
+    ones; a share ``degraded`` of the jittered cuts from the photo through a random camera and room
+    (``degrade.camera``), a cell a glare washed out left out."""
     xs, ys = [], []
     for ph in photos:
         if ph.corners is None:
             continue
-        gray = to_gray(cv2.imread(str(ph.path)))
+        bgr = cv2.imread(str(ph.path))
+        gray = to_gray(bgr)
         side = float(np.hypot(*(ph.corners[0] - ph.corners[2])))
         base = upright(warp_grid(gray, ph.corners), ph.givens)
         k_up = next(k for k in range(4) if np.array_equal(np.rot90(warp_grid(gray, ph.corners), k), base))
         for j in range(jitters):
             corners = ph.corners + (np.float32([[rng.gauss(0, 0.006) * side for _ in range(2)]
                                                 for _ in range(4)]) if j else 0)
-            warped = np.ascontiguousarray(np.rot90(warp_grid(gray, corners), k_up))
+            seen, lost = gray, np.zeros(81, bool)
+            if j and rng.random() < degraded:
+                shot = camera(bgr, rng, float(np.ptp(ph.corners, axis=0).max()))
+                seen, corners = to_gray(shot.image), corners * np.float32(shot.scale)
+                lost = glared_cells(shot.glare, corners)  # in the picture's order; turned with the grid below
+                lost = np.rot90(lost.reshape(9, 9), k_up).reshape(81)
+            warped = np.ascontiguousarray(np.rot90(warp_grid(seen, corners), k_up))
             cuts = cut_cells(warped)
             for i in range(81):
-                if cuts.has_ink[i]:
+                if cuts.has_ink[i] and not lost[i]:
                     xs.append(cuts.patches[i])
                     ys.append(0 if ph.givens[i] == "." else int(ph.givens[i]))
     return np.stack(xs), np.array(ys, np.int64)
@@ -326,6 +353,8 @@ def main() -> int:
     ap.add_argument("--photos", type=Path, default=DEFAULT_DIR / "printed")
     ap.add_argument("--synthetic", type=int, default=40000, help="synthetic cells (default 40000)")
     ap.add_argument("--jitters", type=int, default=4, help="corner-jittered cuts per training photo")
+    ap.add_argument("--degraded", type=float, default=0.5,
+                    help="share of synthetic patches and jittered photo cuts through a random camera and room")
     ap.add_argument("--epochs", type=int, default=10)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", type=Path, default=ROOT / "models" / "digits.onnx")
@@ -335,14 +364,15 @@ def main() -> int:
     fonts = find_fonts()
     print(f"{len(fonts)} fonts", flush=True)
     photos = load(args.photos)
-    train_ph = [p for p in photos if not is_validation(p)]
-    val_ph = [p for p in photos if is_validation(p)]
+    held = held_out_puzzles()  # by puzzle: the same puzzle is in up to 14 photos
+    train_ph = [p for p in photos if p.name not in held]
+    val_ph = [p for p in photos if p.name in held]
     print(f"photos: {len(train_ph)} train, {len(val_ph)} held out", flush=True)
     rng = random.Random(args.seed)
-    xs_s, ys_s = synth_samples(args.synthetic, args.seed, fonts)
+    xs_s, ys_s = synth_samples(args.synthetic, args.seed, fonts, degraded=args.degraded)
     xs_v, ys_v = synth_samples(args.synthetic // 10, args.seed + 1000, fonts)
     print(f"synthetic: {len(xs_s)} train, {len(xs_v)} validation ({time.time() - t0:.0f} s)", flush=True)
-    xs_p, ys_p = photo_samples(train_ph, rng, args.jitters)
+    xs_p, ys_p = photo_samples(train_ph, rng, args.jitters, args.degraded)
     xs_pv, ys_pv = photo_samples(val_ph, rng, 1)
     print(f"photo cells: {len(xs_p)} train, {len(xs_pv)} held out ({time.time() - t0:.0f} s)", flush=True)
     xs = np.concatenate([xs_s, xs_p])

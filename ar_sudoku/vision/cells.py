@@ -22,6 +22,9 @@ INPUT = 28  # model input side
 FIT = 20  # the digit's longer side in the input
 INK = 0.38  # ink threshold on the contrast-normalised cell
 FAINT = 0.22  # a second, lower threshold: faint print the rules may still want to consider
+# cells' paper this much brighter in one part of the grid than in another: a shadow, not the usual fall-off
+# of a phone's light (the 125 training sudoku-photos as taken span 1.1-1.9, one shadowed photo 2.6)
+SHADED = 2.0
 
 
 @dataclass(frozen=True)
@@ -56,7 +59,9 @@ def normalise(warped: np.ndarray, cell: int = CELL) -> np.ndarray:
 
     The paper level is taken per cell neighbourhood (a large median blur),
     which flattens shadows that cross the grid, and no brighter than the
-    cell's own paper (its 80th percentile), so a shaded cell is not ink.
+    cell's own paper (its 80th percentile), so a shaded cell is not ink. On an
+    unevenly lit grid, ink is measured relative to that local paper (a shadow
+    scales both), in grey levels at the page's median paper.
     """
     g = warped.astype(np.float32)
     k = cell | 1
@@ -78,6 +83,12 @@ def normalise(warped: np.ndarray, cell: int = CELL) -> np.ndarray:
     paper[: n * cell, : n * cell] = np.minimum(paper[: n * cell, : n * cell],
                                                np.repeat(np.repeat(own, cell, axis=0), cell, axis=1))
     diff = paper - g
+    if np.percentile(own, 95) > SHADED * max(float(np.percentile(own, 5)), 1.0):
+        # a page in uneven light: ink as a share of its own paper's light (at the page's typical paper),
+        # since a shadow dims paper and ink alike, a digit in it keeps its print's contrast and is not cut
+        # as faint. Other pages keep the plain difference: in a dim, noisy picture the cells' own paper
+        # levels are noisy too, and dividing by them flipped digits
+        diff *= float(np.median(paper)) / np.maximum(paper, 1.0)
     # the ink level of digits, from cell interiors only (grid lines are often darker)
     inner = np.zeros(cell, bool)
     inner[cell // 5 : cell - cell // 5] = True
