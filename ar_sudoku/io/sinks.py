@@ -139,11 +139,6 @@ def exact_rate(fps: float | Fraction) -> Fraction:
     return Fraction(fps).limit_denominator(1000)
 
 
-def _reason(exc: BaseException) -> str:
-    text = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
-    return text.splitlines()[0]
-
-
 _STOP = object()
 
 
@@ -267,7 +262,7 @@ class VideoSink:
     def _raise_if_failed(self) -> None:
         if self._error is None:
             return
-        reason = _reason(self._error)
+        reason = files.reason(self._error)
         if self.kept:
             raise SinkWriteError(f"{self.path}: the recording stopped ({reason}); its first {self.kept} frames "
                                  "were kept, and play") from self._error
@@ -406,7 +401,7 @@ class JsonlLog:
         except OSError as exc:
             if self.tmp != self.path:
                 files.discard(self.tmp)
-            raise SinkError(f"{self.path}: cannot be written ({_reason(exc)})") from exc
+            raise SinkError(f"{self.path}: cannot be written ({files.reason(exc)})") from exc
         self.lines = 0
 
     def write(self, obj: dict) -> None:
@@ -439,7 +434,7 @@ class JsonlLog:
             raise self._failure() from self._error
 
     def _failure(self) -> SinkWriteError:
-        reason = _reason(self._error) if self._error is not None else "unknown"
+        reason = files.reason(self._error) if self._error is not None else "unknown"
         return SinkWriteError(f"{self.path}: the log could not be written ({reason}); the partial file was removed")
 
     def discard(self) -> None:
