@@ -12,6 +12,7 @@ from conftest import EASY, EASY_SOLUTION, rendered_frame
 from ar_sudoku.ar.marks import plan_marks
 from ar_sudoku.ar.photo import analyse
 from ar_sudoku.cli import main
+from ar_sudoku.cli.records import board_json
 from ar_sudoku.sudoku.rules import Reading
 from ar_sudoku.sudoku.written import NAMES, Written
 from ar_sudoku.vision.kinds import CellKinds, KindReader, decide
@@ -140,7 +141,7 @@ def test_a_glare_spot_makes_its_cells_unreadable_never_a_wrong_digit(cell, solve
     glared = _glare(frame, _cell_centre(cell), (55, 40))
     done = analyse(glared, reader, kinds=KindReader())
     res = done.result
-    hidden = {NAMES.index(n) for n in res.to_json("")["unreadable"]}
+    hidden = {NAMES.index(n) for n in board_json(res, "")["unreadable"]}
     assert cell in hidden and len(hidden) < 12
     assert res.givens is not None
     assert all(g == "." or g == EASY[i] for i, g in enumerate(res.givens))  # missing at most, never wrong

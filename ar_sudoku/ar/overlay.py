@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from ar_sudoku.ar.marks import Marks
+from ar_sudoku.sudoku.vocabulary import is_empty
 from ar_sudoku.vision.render import put_centered
 from ar_sudoku.vision.tracker import FLAT_CORNERS  # the grid's corners in cell units
 from ar_sudoku.vision.yuv import I420, yuv_of
@@ -150,7 +151,7 @@ class OverlayRenderer:
     def draw(self, frame: np.ndarray, corners: np.ndarray, givens: str, solution: str,
              lattice: np.ndarray | None = None) -> np.ndarray:
         """The solved digits of the empty cells on ``frame``, in place (and returned)."""
-        answers = tuple((i, d) for i, (g, d) in enumerate(zip(givens, solution)) if g in ".0" and d not in ".0")
+        answers = tuple((i, d) for i, (g, d) in enumerate(zip(givens, solution)) if is_empty(g) and not is_empty(d))
         return self.draw_marks(frame, corners, Marks(answers=answers), lattice)
 
 

@@ -37,7 +37,6 @@ the full-resolution frame.
 
 from __future__ import annotations
 
-import enum
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -50,12 +49,13 @@ from ar_sudoku.ar.marks import Marks, Mode, plan_marks
 from ar_sudoku.ar.overlay import OverlayRenderer
 from ar_sudoku.ar.solve_worker import SolveHandle, SolveWorker
 from ar_sudoku.sudoku.rules import BoardResult, Reading
+from ar_sudoku.sudoku.vocabulary import Status
 from ar_sudoku.sudoku.written import Written
 from ar_sudoku.vision.cells import quick_ink
 from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.grid import BENT, find_grid, to_gray, working_gray
 from ar_sudoku.vision.kinds import CellKinds, KindReader, grid_views
-from ar_sudoku.vision.lattice import bend_of, from_corners, rotate
+from ar_sudoku.vision.lattice import bend_of, rotate
 from ar_sudoku.vision.reading import (
     EntryOpinion,
     fuse,
@@ -70,22 +70,16 @@ from ar_sudoku.vision.reading import (
 from ar_sudoku.vision.tracker import GridTracker
 from ar_sudoku.vision.yuv import I420, as_bgr
 
-
-class State(enum.Enum):
-    SEARCHING = "searching"
-    READING = "reading"
-    SOLVING = "solving"
-    NO_SOLUTION = "no_solution"
-    SOLVED = "solved"
-    SUSPECT = "suspect"
+State = Status  # the live session's states are statuses: one vocabulary with the photo path and the JSON
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class FrameResult:
-    """What one frame showed: feeds the overlay, the status display and the JSONL log alike."""
+    """What one frame showed: feeds the overlay, the status display and the JSONL log alike
+    (its JSON: ``cli.records.frame_json``)."""
 
     frame: int
-    status: str  # a State's value
+    status: Status  # one of the live states
     corners: np.ndarray | None
     givens: str | None
     solution: str | None  # the solution drawn on this frame, or None
@@ -95,25 +89,6 @@ class FrameResult:
     marks: Marks | None = None  # what the display mode draws on this frame (None: nothing)
     lattice: np.ndarray | None = None  # a curled page's 10x10 crossings (None: flat, from the corners)
     written: Written | None = None  # what the person has written, when the cells' kinds are read
-
-    def to_json(self) -> dict:
-        out = {
-            "frame": self.frame,
-            "t_ms": round(self.t_ms, 2),
-            "corners": None if self.corners is None else [[round(float(x), 1), round(float(y), 1)]
-                                                          for x, y in self.corners],
-            "lattice": None if self.corners is None else [
-                [round(float(x), 1), round(float(y), 1)]
-                for x, y in (self.lattice if self.lattice is not None else from_corners(self.corners)).reshape(-1, 2)],
-            "givens": self.givens,
-            "solution": self.solution,
-            "status": self.status,
-        }
-        if self.written is not None and self.givens is not None:
-            out.update({k: v for k, v in self.written.to_json(self.solution).items() if k != "candidates"})
-        if self.marks is not None and self.marks.text:
-            out["say"] = self.marks.text
-        return out
 
 
 @dataclass
@@ -191,7 +166,7 @@ class ARSession:
         self._on_steady: dict[State, Callable[[np.ndarray], np.ndarray]] = {
             State.READING: self._vote,
             State.SOLVING: self._vote,
-            State.NO_SOLUTION: self._vote,
+            State.UNSOLVABLE: self._vote,
             State.SOLVED: self._recheck,
             State.SUSPECT: self._recheck,
         }
@@ -216,7 +191,7 @@ class ARSession:
         self.result = result
         if result.givens:
             self.givens = result.givens
-        self.state = State.SOLVED if result.status == "solved" else State.NO_SOLUTION
+        self.state = State.SOLVED if result.status == Status.SOLVED else State.UNSOLVABLE
 
     def set_override(self, cell: int, digit: int) -> None:
         """A user's correction of a misread cell (0 clears); the board is solved again."""
@@ -291,7 +266,8 @@ class ARSession:
             return
         self.result = None
         self.submitted_at = self.frame_index
-        self.handle = self.worker.submit_reading(reading, self.cfg.solve_timeout, dict(self.overrides), True, key)
+        self.handle = self.worker.submit_reading(reading, timeout=self.cfg.solve_timeout,
+                                                 overrides=dict(self.overrides), require_unique=True, key=key)
         self.state = State.SOLVING
 
     def _poll(self) -> None:
@@ -590,9 +566,10 @@ class ARSession:
             paper = self.written if self.written_for == self.givens else {}
             cells = "".join("g" if g != "." else "e" if i in paper else "." for i, g in enumerate(self.givens))
             written = Written(cells, "".join(paper.get(i, ".") for i in range(81)), doubts=self.doubts)
-        return FrameResult(self.frame_index, self.state.value, corners,
-                           self.givens if corners is not None else None, solution, t_ms, timings, message, marks,
-                           self.lattice if corners is not None else None, written)
+        return FrameResult(frame=self.frame_index, status=self.state, corners=corners,
+                           givens=self.givens if corners is not None else None, solution=solution, t_ms=t_ms,
+                           timings=timings, message=message, marks=marks,
+                           lattice=self.lattice if corners is not None else None, written=written)
 
     def draw(self, frame: np.ndarray, result: FrameResult) -> np.ndarray:
         """The overlay for ``result`` on ``frame`` (in place)."""

@@ -109,6 +109,7 @@ def run_loop(source, session, *, sink=None, log=None, window=None, show_status: 
 
 def _loop(source, session, *, sink, log, window, show_status: bool, progress: bool, undistort) -> RunStats:
     from ar_sudoku.ar.overlay import draw_status
+    from ar_sudoku.cli.records import frame_json
     from ar_sudoku.io.sources import SourceError, wait_fps
     from ar_sudoku.io.window import UiState, cell_at, handle_key
     from ar_sudoku.vision.yuv import as_bgr
@@ -180,7 +181,7 @@ def _loop(source, session, *, sink, log, window, show_status: bool, progress: bo
                     sink.write(frame, owned=True, paint=None if window is not None else partial(paint, result=result,
                                                                                                  status=status))
                 if log is not None:
-                    log.write(result.to_json())
+                    log.write(frame_json(result))
                 if bar is not None:
                     bar.update(1)
                 last = (frame, result)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from ar_sudoku.sudoku.vocabulary import is_empty
 from ar_sudoku.vision.render import BLACK, draw_grid_lines, put_centered
 
 
@@ -21,7 +22,7 @@ def page(puzzle: str, cell: int = 60, margin: int = 90, seed: int = 0) -> tuple[
     img = np.full((h, w, 3), 245, np.uint8)
     x0, y0 = margin, margin + cell // 2
     for i, ch in enumerate(puzzle):
-        if ch not in ".0":
+        if not is_empty(ch):
             r, c = divmod(i, 9)
             put_centered(img, ch, (x0 + (c + 0.5) * cell, y0 + (r + 0.5) * cell), cell * 0.55, BLACK)
     draw_grid_lines(img, (x0, y0), cell)
