@@ -190,12 +190,12 @@ def test_live_cells_under_a_moving_glare_are_filled_in_by_the_frames_that_see_th
         for k in range(40):
             results.append(session.step(first if k < 12 else then))
             if k == 11:
-                assert session.unreadable and 4 * 9 + 4 in session.unreadable
+                assert session.ledger.unreadable and 4 * 9 + 4 in session.ledger.unreadable
                 assert session.state.value != "solved"  # a cell it needs is hidden: nothing drawn
             if session.state.value == "solved" and k >= 12:
                 break
-            if session.handle is not None:
-                session.handle.wait(5.0)  # the solver answers before the next frame: no race with time
+            if session.board.handle is not None:
+                session.board.handle.wait(5.0)  # the solver answers before the next frame: no race with time
     assert results[-1].status == "solved" and results[-1].givens == EASY and results[-1].solution == EASY_SOLUTION
     assert all(r.givens is None or all(g in (".", EASY[i]) for i, g in enumerate(r.givens)) for r in results)
 

@@ -146,7 +146,8 @@ def test_the_solve_lag_waits_for_a_solve_exactly_that_many_frames_after_it_was_s
         try:
             with ARSession(reader, worker, SessionConfig(solve_lag=lag)) as s:
                 results = [s.step(frame) for _ in range(15)]
-                submitted, pending = s.submitted_at, s.handle is not None and not s.handle.done()
+                submitted, handle = s.board.submitted_at, s.board.handle
+                pending = handle is not None and not handle.done()
         finally:
             gate.set()  # let the worker's thread end
     assert submitted >= 0  # the board was read and handed to the solver
