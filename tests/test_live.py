@@ -15,7 +15,7 @@ from ar_sudoku.ar.overlay import OverlayRenderer
 from ar_sudoku.ar.session import ARSession, SessionConfig
 from ar_sudoku.ar.solve_worker import SolveHandle, SolveWorker
 from ar_sudoku.cli import main
-from ar_sudoku.cli.video import run_loop
+from ar_sudoku.cli.frames import Recorder, run_loop
 from ar_sudoku.io.sinks import VideoSink
 from ar_sudoku.io.sources import FrameSource, open_source
 from ar_sudoku.io.window import Action, UiState, cell_at, handle_key
@@ -174,7 +174,7 @@ def test_recording_is_readable_after_an_exception_mid_stream(tmp_path, reader, v
 
     with pytest.raises(RuntimeError), open_source(str(path)) as src, ARSession(reader) as session, \
             VideoSink(out, (W, H), 30) as sink:
-        run_loop(Failing(src), session, sink=sink)
+        run_loop(Failing(src), session, [Recorder(sink)])
     cap = cv2.VideoCapture(str(out))
     n = 0
     while cap.read()[0]:

@@ -33,10 +33,11 @@ def commands() -> dict[str, ModuleType]:
     Imported here, once the signal handlers are in place (``video`` imports NumPy and OpenCV): a Ctrl-C
     during those imports is an interruption like any other, not a traceback.
     """
-    from ar_sudoku.cli import calibrate, generate, hint, image, serve, solve, video
+    from ar_sudoku.cli import calibrate, generate, hint, image, live, serve, solve, video
 
     return {
-        "live": video,  # video.add_parser adds both `live` and `video`
+        "live": live,
+        "video": video,
         "image": image,
         "solve": solve,
         "hint": hint,
