@@ -99,7 +99,8 @@ class BoardLocator:
     def restart(self, corners: np.ndarray, motion: np.ndarray | None = None) -> None:
         """Track from these (full-size) corners, and the lattice if the page is curled."""
         k = self.scale
-        self.tracker.start(self.small, corners * k, motion, None if self.lattice is None else self.lattice * k)
+        self.tracker.start(self.small, corners * k, motion=motion,
+                           lattice=None if self.lattice is None else self.lattice * k)
 
     def lose(self) -> None:
         self.tracker.reset()

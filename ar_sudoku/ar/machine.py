@@ -62,33 +62,34 @@ class Row:
     action: Action
 
 
+_IN_VIEW = (State.READING, State.SOLVING, State.UNSOLVABLE, State.SOLVED, State.SUSPECT)  # any but searching
 _VOTING = (State.READING, State.SOLVING, State.UNSOLVABLE)
 _SETTLED = (State.SOLVED, State.SUSPECT)
 
-ROWS: tuple[Row, ...] = (
-    Row((State.SEARCHING,), Event.FOUND, State.READING, Action.NONE),
-    Row((State.READING, State.SOLVING, State.UNSOLVABLE, State.SOLVED, State.SUSPECT), Event.LOST, State.SEARCHING,
-        Action.LOSE),
+_TABLE: tuple[tuple[tuple[State, ...], Event, State, Action], ...] = (
+    ((State.SEARCHING,), Event.FOUND, State.READING, Action.NONE),
+    (_IN_VIEW, Event.LOST, State.SEARCHING, Action.LOSE),
     # the vote (every steady frame in these states) reads differently from the last one submitted
-    Row(_VOTING, Event.SUBMITTED, State.SOLVING, Action.NONE),
+    (_VOTING, Event.SUBMITTED, State.SOLVING, Action.NONE),
     # a correction is solved again in any state, even with the board out of view (its votes are kept)
-    Row(ANY, Event.CORRECTED, State.SOLVING, Action.NONE),
+    (ANY, Event.CORRECTED, State.SOLVING, Action.NONE),
     # a vote or a correction already solved: straight to its outcome, no worker
-    Row(ANY, Event.CACHED_SOLVED, State.SOLVED, Action.SETTLE),
-    Row(ANY, Event.CACHED_UNSOLVABLE, State.UNSOLVABLE, Action.SETTLE),
+    (ANY, Event.CACHED_SOLVED, State.SOLVED, Action.SETTLE),
+    (ANY, Event.CACHED_UNSOLVABLE, State.UNSOLVABLE, Action.SETTLE),
     # the worker's answer (or a still's reading), in whatever state it finds the session
-    Row(ANY, Event.SOLVED, State.SOLVED, Action.SETTLE),
-    Row(ANY, Event.UNSOLVABLE, State.UNSOLVABLE, Action.SETTLE),
+    (ANY, Event.SOLVED, State.SOLVED, Action.SETTLE),
+    (ANY, Event.UNSOLVABLE, State.UNSOLVABLE, Action.SETTLE),
     # the periodic re-read of a solved board
-    Row(_SETTLED, Event.AGREES, State.SOLVED, Action.TAKE_ENTRIES),
-    Row((State.SOLVED,), Event.DIFFERS, State.SUSPECT, Action.RECHECK_SOON),
-    Row((State.SUSPECT,), Event.DIFFERS, State.READING, Action.FORGET),
-    Row(_SETTLED, Event.DIFFERS_MUCH, State.READING, Action.FORGET),
+    (_SETTLED, Event.AGREES, State.SOLVED, Action.TAKE_ENTRIES),
+    ((State.SOLVED,), Event.DIFFERS, State.SUSPECT, Action.RECHECK_SOON),
+    ((State.SUSPECT,), Event.DIFFERS, State.READING, Action.FORGET),
+    (_SETTLED, Event.DIFFERS_MUCH, State.READING, Action.FORGET),
     # a new board in view: read it afresh (the cache makes a known one instant)
-    Row(ANY, Event.SLIPPED, State.READING, Action.FORGET),
-    Row(ANY, Event.RESIZED, State.SEARCHING, Action.FORGET),
-    Row(ANY, Event.STILL, State.SEARCHING, Action.FORGET),
+    (ANY, Event.SLIPPED, State.READING, Action.FORGET),
+    (ANY, Event.RESIZED, State.SEARCHING, Action.FORGET),
+    (ANY, Event.STILL, State.SEARCHING, Action.FORGET),
 )
+ROWS = tuple(Row(sources=s, event=e, target=t, action=a) for s, e, t, a in _TABLE)
 
 
 def _index(rows: tuple[Row, ...]) -> dict[tuple[State, Event], tuple[State, Action]]:

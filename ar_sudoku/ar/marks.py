@@ -93,8 +93,8 @@ def plan_marks(mode: Mode, givens: str, solution: str, entries: str | None = Non
     if not steps:
         return Marks(text="the puzzle is complete")
     marks = hint_marks(steps[0])
-    if len(steps) > 1 and steps[-1].cell is not None:  # eliminations lead up to a placement: show where
-        last = steps[-1]
+    last = steps[-1]
+    if len(steps) > 1 and last.cell is not None:  # eliminations lead up to a placement: show where
         marks = Marks(marks.answers, marks.mistakes, marks.ring, marks.shade,
                       marks.small + ((last.cell, "?"),), marks.text)
     return marks

@@ -302,19 +302,20 @@ class ARSession:
         gray = self.locator.full_gray()
         lattice = self.locator.lattice
         if not self.board.oriented:
-            corners, reading, lattice = read_oriented(gray, corners, self.reader, lattice)
+            corners, reading, lattice = read_oriented(gray, corners, self.reader, lattice=lattice)
             if (reading.digits > 0).sum() >= 10:
                 self.board.oriented = True
                 self.locator.lattice = lattice
                 self.locator.restart(corners)
         else:
-            reading = read_grid(gray, corners, self.reader, lattice)
+            reading = read_grid(gray, corners, self.reader, lattice=lattice)
         self.cells = None
         if self.kinds is not None and self.board.oriented:
             # the colour frame: a pen's own ink tells entries from print (kinds.ink_votes)
             lattice = self.locator.lattice
             seen = grid_views(self.locator.colour(), corners, lattice)
-            second = EntryOpinion(self.kinds, gray, corners, lattice, seen.square)  # asked about odd entries
+            # the entry-digit model, asked about odd entries
+            second = EntryOpinion(self.kinds, gray, corners, lattice=lattice, warped=seen.square)
             kinds = small_print_is_written(self.kinds.read(seen.views, seen.inks), second, seen.views)
             unreadable = self.ledger.unreadable = unreadable_cells(seen.square, kinds, reading)
             printed, reading = reading, fuse(reading, kinds)
@@ -364,7 +365,8 @@ class ARSession:
             return
         result = self.board.result
         solution = result.solution if result is not None else None
-        part = written_part(givens, cells.kinds, cells.printed, solution, cells.second, self.ledger.unreadable)
+        part = written_part(givens, cells.kinds, cells.printed, solution=solution, second=cells.second,
+                            unreadable=self.ledger.unreadable)
         if self.ledger.take(givens, part.entries, part.doubts):
             self.board.since_read = self.cfg.recheck_every - 2
 
@@ -486,7 +488,7 @@ class ARSession:
     def draw(self, frame: np.ndarray, result: FrameResult) -> np.ndarray:
         """The overlay for ``result`` on ``frame`` (in place)."""
         if result.marks is not None and result.corners is not None:
-            self.overlay.draw_marks(frame, result.corners, result.marks, result.lattice)
+            self.overlay.draw_marks(frame, result.corners, result.marks, lattice=result.lattice)
         return frame
 
     def close(self) -> None:

@@ -172,7 +172,7 @@ class SolveWorker:
     def submit_reading(self, reading: Reading, *, timeout: float = 1.5, overrides: dict[int, int] | None = None,
                        require_unique: bool = True, key: str | None = None) -> SolveHandle:
         """Queue a model reading to be solved and, if it breaks the rules, repaired."""
-        job = CheckJob(reading, timeout, dict(overrides or {}), require_unique)
+        job = CheckJob(reading=reading, timeout=timeout, overrides=dict(overrides or {}), require_unique=require_unique)
         return self._submit(SolveHandle(key or reading.givens, timeout, job))
 
     def _submit(self, handle: SolveHandle) -> SolveHandle:

@@ -108,7 +108,8 @@ def open_run(args: argparse.Namespace, spec: str | int, *, headless: bool, progr
             load_ffmpeg_ahead()  # loads while the session waits for its solver process to start
         session = stack.enter_context(ARSession(reader, mode=args.show, kinds=kinds))
         source = stack.enter_context(open_source(spec, i420=i420, max_pixels=getattr(args, "max_pixels", None)))
-        run = Run(stack, source, session, Painter(session.overlay.fresh(), show_status=not args.no_status),
+        run = Run(stack=stack, source=source, session=session,
+                  painter=Painter(session.overlay.fresh(), show_status=not args.no_status),
                   undistort=_undistorter(args, source))
         _outputs(run, args, headless=headless, progress=progress)
     except (SourceError, SinkError, WindowError, ModelError, CalibrationError) as exc:

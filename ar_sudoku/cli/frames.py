@@ -99,7 +99,7 @@ class Painter:
         from ar_sudoku.ar.overlay import draw_status
 
         if result.marks is not None and result.corners is not None:
-            self.renderer.draw_marks(img, result.corners, result.marks, result.lattice)
+            self.renderer.draw_marks(img, result.corners, result.marks, lattice=result.lattice)
         if status:
             draw_status(img, status)
         return img
@@ -227,7 +227,8 @@ class Screen:
         frame = self.last.raw.copy()
         result = self.session.step(frame, still=self.still)
         status = status_lines(result, self.last.fps, 0) + ["paused"] if self.painter.show_status else None
-        shown = Shown(frame, result, status, self.painter, fps=self.last.fps, raw=self.last.raw)
+        shown = Shown(frame=frame, result=result, status=status, painter=self.painter, fps=self.last.fps,
+                      raw=self.last.raw)
         shown.paint()
         self.last = shown
 
@@ -314,10 +315,11 @@ def run_loop(source: FrameSource, session: ARSession, outputs: Sequence[Output] 
              painter: Painter | None = None, undistort: Callable[[np.ndarray], np.ndarray] | None = None) -> RunStats:
     """Read, step and hand every frame to the outputs until the source ends or the person quits."""
     with core_for_the_recording(any(isinstance(out, Recorder) for out in outputs)):
-        return _loop(source, session, list(outputs), painter or Painter(session.overlay.fresh()), undistort)
+        return _loop(source, session, outputs=list(outputs), painter=painter or Painter(session.overlay.fresh()),
+                     undistort=undistort)
 
 
-def _loop(source: FrameSource, session: ARSession, outputs: list[Output], painter: Painter,
+def _loop(source: FrameSource, session: ARSession, *, outputs: list[Output], painter: Painter,
           undistort: Callable[[np.ndarray], np.ndarray] | None) -> RunStats:
     from ar_sudoku.io.sources import SourceError
 
@@ -335,7 +337,7 @@ def _loop(source: FrameSource, session: ARSession, outputs: list[Output], painte
             result = session.step(frame, still=still, small=small)
             fps = meter.tick()
             status = status_lines(result, fps, dropped()) if painter.show_status and pixels else None
-            shown = Shown(frame, result, status, painter, fps=fps, raw=raw)
+            shown = Shown(frame=frame, result=result, status=status, painter=painter, fps=fps, raw=raw)
             if here:
                 shown.paint()
             stats.count(result)

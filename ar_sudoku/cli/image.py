@@ -9,7 +9,7 @@ import os
 import re
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Generator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -276,7 +276,7 @@ def _worker_start() -> None:
     keep_freed_memory()
 
 
-def _photos_in_order(photos: list[Path], job: PhotoJob, jobs: int) -> Iterator[PhotoDone]:
+def _photos_in_order(photos: list[Path], job: PhotoJob, jobs: int) -> Generator[PhotoDone, None, None]:
     """Each photo's outcome, in the order given; with ``jobs`` > 1 read by that many processes, which stop
     (mid-photo: they write nothing) when the command does."""
     if jobs <= 1 or len(photos) < 2:
@@ -328,9 +328,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"ar-sudoku: --jobs {jobs}: {usable_cores()} usable cores here, so {usable_cores()} processes",
               file=sys.stderr)
         jobs = usable_cores()
-    show = "check" if args.check else args.show
-    job = PhotoJob(args.model, args.timeout, parse_sets(args.set), args.calibration, args.output, args.out_dir, show,
-                   model_threads(jobs), args.max_pixels)
+    show: Mode = "check" if args.check else args.show
+    job = PhotoJob(model=args.model, timeout=args.timeout, overrides=parse_sets(args.set), calibration=args.calibration,
+                   out=args.output, out_dir=args.out_dir, show=show, threads=model_threads(jobs),
+                   max_pixels=args.max_pixels)
     if args.calibration:
         from ar_sudoku.io.calibration import load_named
 

@@ -17,7 +17,7 @@ from ar_sudoku.sudoku.rules import BoardResult
 from ar_sudoku.sudoku.written import NAMES
 from ar_sudoku.vision.lattice import from_corners
 
-NO_WRITING = {"cells": None, "entries": None, "candidates": None, "mistakes": [], "doubts": []}
+NO_WRITING: dict[str, Any] = {"cells": None, "entries": None, "candidates": None, "mistakes": [], "doubts": []}
 
 
 def _points(points: np.ndarray | None) -> list[list[float]] | None:

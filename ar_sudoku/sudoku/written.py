@@ -123,6 +123,6 @@ def settle(givens: str, entries: list[tuple[int, str]], timeout: float = 0.3) ->
             continue
         grid = trial
         used.append(i)
-        if found.count == 1:
+        if found.count == 1 and found.first is not None:
             return found.first, tuple(used)
     return None

@@ -240,8 +240,8 @@ def _rough_heights(views: np.ndarray) -> np.ndarray:
     """Each cell's ink height in its model view (half scale): the rows of the cell's interior, clear of its
     grid lines, holding ink in the middle columns. Rough (a stray mark makes a digit taller), but free."""
     m, half = VIEW_MARGIN // 2, VIEW_CELL // 2
-    inner = views[:, m + 3: m + half - 3, m + 6: m + half - 6] > 0.5
-    rows = inner.any(axis=2)
+    inner: np.ndarray = views[:, m + 3: m + half - 3, m + 6: m + half - 6] > 0.5
+    rows = np.asarray(inner.any(axis=2))
     first = rows.argmax(axis=1)
     last = rows.shape[1] - 1 - rows[:, ::-1].argmax(axis=1)
     return np.where(rows.any(axis=1), last - first + 1, 0)
@@ -354,7 +354,7 @@ class EntryOpinion:
         """
         if flat and self._flat is None:
             self._flat = unshade(self.warped)
-        grid = self._flat if flat else self.warped
+        grid = self._flat if flat and self._flat is not None else self.warped
         return [ink_height(cell_region(grid, i)) for i in cells]
 
     def relative_heights(self, kinds: CellKinds, cells: list[int]) -> list[float]:
@@ -379,7 +379,7 @@ class EntryOpinion:
         pieces = [candidate_pieces(cell_region(self.warped, i)) for i in cells]
         crops = [c for cell in pieces for whole, halves in cell for c in (whole, *halves)]
         p = self.kinds.entries.probabilities(np.stack(crops)) if crops else np.zeros((0, 9), np.float32)
-        best, k, out = p.max(axis=1), 0, []
+        best, k, out = p.max(axis=1), 0, list[str]()
         for cell in pieces:  # one model call for them all, then each blob's reading in turn
             digits: set[str] = set()
             if len(cell) == 1:
@@ -582,5 +582,6 @@ def process_image(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
         clashes = written.clashes(result.givens)
         if clashes:
             message = "; ".join(filter(None, [message, "written: " + "; ".join(clashes[:3])]))
-    return BoardResult(result.status, corners, result.givens, result.confidence, result.solution,
-                       message, (time.perf_counter() - t0) * 1e3, result.corrected, lattice, written, unreadable)
+    return BoardResult(result.status, corners=corners, givens=result.givens, confidence=result.confidence,
+                       solution=result.solution, message=message, ms=(time.perf_counter() - t0) * 1e3,
+                       corrected=result.corrected, lattice=lattice, written=written, unreadable=unreadable)

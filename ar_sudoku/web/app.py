@@ -191,7 +191,7 @@ class WebApp:
         show = str(form.get("show") or "answer")
         if show not in MODES:
             raise UploadError(400, f"show={show[:20]!r}: one of {', '.join(MODES)}")
-        return overrides, show  # type: ignore[return-value]
+        return overrides, show
 
     def _analyse(self, data: bytes, overrides: dict[int, int], show: Mode,
                  full: bool) -> tuple[PhotoAnalysis, Any]:
