@@ -115,3 +115,37 @@ def test_no_function_of_the_frame_loop_is_over_fifty_lines(module):
     long = [f"{f.name}: {f.end_lineno - f.lineno + 1}" for f in ast.walk(tree)
             if isinstance(f, ast.FunctionDef) and f.end_lineno - f.lineno + 1 > 50]
     assert not long
+
+
+class FakeWindow:
+    """A window with no screen: shows nothing, answers each poll with the next scripted key."""
+
+    def __init__(self, keys: dict[int, str]):
+        self.keys, self.polls, self.shown = keys, 0, []
+
+    def show(self, frame) -> None:
+        self.shown.append(frame)
+
+    def poll(self, delay_ms: int = 1) -> int:
+        key = self.keys.get(self.polls)
+        self.polls += 1
+        return -1 if key is None else ord(key)
+
+    def take_click(self):
+        return None
+
+
+def test_the_window_pauses_switches_modes_and_quits_from_its_keys(reader):
+    """Space pauses on frame 10 (the still frame is read again once) and resumes; i hides the status box,
+    c switches to check mode, q ends the loop after frame 13 as if the source had ended."""
+    from ar_sudoku.cli.frames import Screen
+
+    window = FakeWindow({10: " ", 11: " ", 12: "i", 13: "c", 14: "q"})
+    with open_source(str(DEMO)) as src, ARSession(reader, config=SessionConfig(solve_lag=1)) as session:
+        painter = CountingPainter(session.overlay.fresh())
+        screen = Screen(window, session, painter, pace_fps=None, still=False)
+        stats = run_loop(First(src), session, [screen], painter=painter)
+        assert stats.frames == 14 and not stats.interrupted and not stats.failure
+        assert session.frame_index == 14  # 14 frames and the paused one read again
+        assert len(window.shown) == 15 and painter.threads == ["MainThread"] * 15
+        assert session.mode == "check" and not painter.show_status
