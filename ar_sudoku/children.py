@@ -109,7 +109,7 @@ def ordered_map(fn: Callable[[Any], Any], items: Sequence[Any], processes: int, 
         for k in range(len(batches)):
             while k not in results:
                 ready = wait([*busy, *(proc.sentinel for _, proc in busy.values())])
-                answered = [c for c in ready if c in busy]
+                answered = [c for c in busy if c in ready]
                 for conn in answered:
                     index, proc = busy.pop(conn)
                     try:

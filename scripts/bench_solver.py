@@ -139,7 +139,7 @@ def unsolvable(sets: list[Path], timeout: float, baseline: ModuleType | None, ba
             res = solve(parse_line(p), timeout=timeout)
             ours.append(res.seconds * 1e3)
             nodes.append(res.nodes)
-            if res.status != "no_solution":
+            if res.status != "unsolvable":
                 bad += 1
                 print(f"  NOT PROVED ({res.status}): {p}", file=sys.stderr)
             if baseline is not None:

@@ -51,6 +51,7 @@ from photos import DEFAULT_DIR, held_out_puzzles, is_validation, load  # noqa: E
 from train_cells import HELD_OUT, hw_photos, mixed_turn  # noqa: E402
 
 from ar_sudoku.ar.photo import analyse  # noqa: E402
+from ar_sudoku.cli.records import photo_json  # noqa: E402
 from ar_sudoku.io.images import decode_image  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -287,7 +288,7 @@ def read_json(data: bytes, threads: int = 1) -> dict:
     t0 = time.perf_counter()
     photo = decode_image(data, full=False)
     done = analyse(photo.image, digits, scale=photo.scale, kinds=kinds)
-    obj = done.to_json("")
+    obj = photo_json(done, "")
     obj["ms"] = (time.perf_counter() - t0) * 1e3
     return obj
 

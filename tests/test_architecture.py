@@ -115,3 +115,19 @@ def test_the_checks_bite_on_a_bad_tree(tmp_path):
     graph = _imports(pkg)
     assert _shell_imports(graph) == ["ar_sudoku.vision.grid imports ar_sudoku.cli.common"]
     assert set(_find_cycle(graph)) == {"ar_sudoku.cli.common", "ar_sudoku.cli.other"}
+
+
+def test_the_web_app_takes_from_the_command_line_only_its_json_records():
+    """The JSON contracts are the shell's (``cli.records``), shared by the CLI and the web API; nothing
+    else of the command line (argument parsing, exit codes, the frame loop) leaks into the web app."""
+    bad = [f"{m} imports {d}" for m, deps in _imports().items() if _within(m, ("ar_sudoku.web",))
+           for d in deps if _within(d, ("ar_sudoku.cli",)) and d not in ("ar_sudoku.cli", "ar_sudoku.cli.records")]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_core_hands_back_dataclasses_and_leaves_their_json_to_the_shell():
+    from ar_sudoku.ar.photo import PhotoAnalysis
+    from ar_sudoku.ar.session import FrameResult
+    from ar_sudoku.sudoku.rules import BoardResult
+
+    assert not [c.__name__ for c in (BoardResult, PhotoAnalysis, FrameResult) if hasattr(c, "to_json")]

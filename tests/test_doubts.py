@@ -12,6 +12,7 @@ from conftest import EASY, EASY_SOLUTION, rendered_frame
 from ar_sudoku.ar.marks import plan_marks
 from ar_sudoku.ar.photo import analyse
 from ar_sudoku.cli import main
+from ar_sudoku.cli.records import board_json
 from ar_sudoku.sudoku.rules import Reading
 from ar_sudoku.sudoku.written import NAMES, Written
 from ar_sudoku.vision.kinds import CellKinds, KindReader, decide
@@ -140,7 +141,7 @@ def test_a_glare_spot_makes_its_cells_unreadable_never_a_wrong_digit(cell, solve
     glared = _glare(frame, _cell_centre(cell), (55, 40))
     done = analyse(glared, reader, kinds=KindReader())
     res = done.result
-    hidden = {NAMES.index(n) for n in res.to_json("")["unreadable"]}
+    hidden = {NAMES.index(n) for n in board_json(res, "")["unreadable"]}
     assert cell in hidden and len(hidden) < 12
     assert res.givens is not None
     assert all(g == "." or g == EASY[i] for i, g in enumerate(res.givens))  # missing at most, never wrong
@@ -189,12 +190,12 @@ def test_live_cells_under_a_moving_glare_are_filled_in_by_the_frames_that_see_th
         for k in range(40):
             results.append(session.step(first if k < 12 else then))
             if k == 11:
-                assert session.unreadable and 4 * 9 + 4 in session.unreadable
+                assert session.ledger.unreadable and 4 * 9 + 4 in session.ledger.unreadable
                 assert session.state.value != "solved"  # a cell it needs is hidden: nothing drawn
             if session.state.value == "solved" and k >= 12:
                 break
-            if session.handle is not None:
-                session.handle.wait(5.0)  # the solver answers before the next frame: no race with time
+            if session.board.handle is not None:
+                session.board.handle.wait(5.0)  # the solver answers before the next frame: no race with time
     assert results[-1].status == "solved" and results[-1].givens == EASY and results[-1].solution == EASY_SOLUTION
     assert all(r.givens is None or all(g in (".", EASY[i]) for i, g in enumerate(r.givens)) for r in results)
 

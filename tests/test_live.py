@@ -15,7 +15,7 @@ from ar_sudoku.ar.overlay import OverlayRenderer
 from ar_sudoku.ar.session import ARSession, SessionConfig
 from ar_sudoku.ar.solve_worker import SolveHandle, SolveWorker
 from ar_sudoku.cli import main
-from ar_sudoku.cli.video import run_loop
+from ar_sudoku.cli.frames import Recorder, run_loop
 from ar_sudoku.io.sinks import VideoSink
 from ar_sudoku.io.sources import FrameSource, open_source
 from ar_sudoku.io.window import Action, UiState, cell_at, handle_key
@@ -146,7 +146,8 @@ def test_the_solve_lag_waits_for_a_solve_exactly_that_many_frames_after_it_was_s
         try:
             with ARSession(reader, worker, SessionConfig(solve_lag=lag)) as s:
                 results = [s.step(frame) for _ in range(15)]
-                submitted, pending = s.submitted_at, s.handle is not None and not s.handle.done()
+                submitted, handle = s.board.submitted_at, s.board.handle
+                pending = handle is not None and not handle.done()
         finally:
             gate.set()  # let the worker's thread end
     assert submitted >= 0  # the board was read and handed to the solver
@@ -173,7 +174,7 @@ def test_recording_is_readable_after_an_exception_mid_stream(tmp_path, reader, v
 
     with pytest.raises(RuntimeError), open_source(str(path)) as src, ARSession(reader) as session, \
             VideoSink(out, (W, H), 30) as sink:
-        run_loop(Failing(src), session, sink=sink)
+        run_loop(Failing(src), session, [Recorder(sink)])
     cap = cv2.VideoCapture(str(out))
     n = 0
     while cap.read()[0]:

@@ -68,7 +68,7 @@ def test_newer_submission_supersedes_older():
 
 def test_the_impossible_puzzle_is_proved_unsolvable_not_timed_out():
     with SolveWorker() as worker:
-        assert worker.submit(PATHOLOGICAL, timeout=5).wait(60).status == "no_solution"
+        assert worker.submit(PATHOLOGICAL, timeout=5).wait(60).status == "unsolvable"
 
 
 def test_bad_reading_reports_invalid():

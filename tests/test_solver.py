@@ -84,7 +84,7 @@ def test_no_solution():
     # valid givens, but r1c9 can take no digit (1-8 in its row, 9 in its column)
     p = "12345678." + "........9" + "." * 63
     assert not validate(parse_line(p))
-    assert solve(parse_line(p)).status == "no_solution"
+    assert solve(parse_line(p)).status == "unsolvable"
     assert count_solutions(parse_line(p)).label == "0"
 
 
@@ -92,7 +92,7 @@ def test_norvigs_impossible_puzzle_is_proved_unsolvable():
     # 17 givens, no rule broken, no solution: cell-only branching took 120 s to prove it
     board = parse_line(PATHOLOGICAL)
     res = solve(board, timeout=5)
-    assert res.status == "no_solution" and res.message == "no solution"
+    assert res.status == "unsolvable" and res.message == "no solution"
     counted = count_solutions(board, timeout=5)
     assert counted.complete and counted.label == "0"
 
@@ -118,7 +118,7 @@ def test_a_wrong_extra_given_is_proved_unsolvable(name):
     rng = random.Random(name)
     for line in need(PUZZLES / name).read_text().split()[:4]:
         p = _with_wrong_given(line, rng)
-        assert solve(parse_line(p), timeout=5).status == "no_solution", p
+        assert solve(parse_line(p), timeout=5).status == "unsolvable", p
         assert count_solutions(parse_line(p), timeout=5).label == "0", p
 
 
@@ -151,7 +151,7 @@ def test_4x4_and_16x16():
     assert set(res.solution) == set("123456789ABCDEFG")
     with pytest.raises(PuzzleFormatError, match="expected 1-4"):
         parse_line("5" + "." * 15)
-    assert solve(parse_line("12.." "..3." "...." "....")).status == "no_solution"  # r2c1 and r2c2 both need the 4
+    assert solve(parse_line("12.." "..3." "...." "....")).status == "unsolvable"  # r2c1 and r2c2 both need the 4
 
 
 def test_sparse_16x16_puzzles():

@@ -657,6 +657,10 @@ def test_api_solve_solves_a_typed_puzzle_and_refuses_bad_ones(server):
     assert status == 200 and obj["status"] == "invalid" and obj["solution"] is None and obj["message"]
     status, obj = post_json(server + "/api/solve", json.dumps({"givens": "5" + "." * 80}).encode())
     assert status == 200 and "several solutions" in obj["message"]
+    # no digit fits r1c9: the word image --json and the live log use too
+    stuck = "12345678." + "........9" + "." * 63
+    status, obj = post_json(server + "/api/solve", json.dumps({"givens": stuck}).encode())
+    assert status == 200 and obj["status"] == "unsolvable" and obj["solution"] is None and obj["message"]
     for bad in (b"not json", b"[1, 2]", json.dumps({"givens": EASY[:80]}).encode(),
                 json.dumps({"givens": "x" * 81}).encode(), json.dumps({"givens": EASY, "show": "all"}).encode()):
         status, obj = post_json(server + "/api/solve", bad)

@@ -11,6 +11,7 @@ from conftest import EASY, EASY_SOLUTION, ROOT, SHARED, need
 
 from ar_sudoku.ar.session import ARSession, SessionConfig
 from ar_sudoku.cli import main
+from ar_sudoku.cli.records import frame_json
 from ar_sudoku.io.sinks import VideoSink
 from ar_sudoku.io.sources import open_source
 from ar_sudoku.sudoku.written import Written, from_kinds, settle
@@ -168,7 +169,8 @@ def test_writing_while_the_camera_watches(tmp_path, reader, kinds, hand):
     assert marked and marked[0] <= 55 + 10
     last = rows[-1][0]
     assert last.written is not None and last.written.entries[40] == EASY_SOLUTION[40]
-    assert last.to_json()["mistakes"] == [NAMES[wrong_cell]] and last.to_json()["cells"][30] == "e"
+    line = frame_json(last)
+    assert line["mistakes"] == [NAMES[wrong_cell]] and line["cells"][30] == "e"
     # the hand changed nothing: no reading of a new puzzle, the same entries after it as before
     before, after = rows[94][0], rows[110][0]
     assert before.written is not None and after.written is not None

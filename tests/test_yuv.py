@@ -216,7 +216,7 @@ def test_a_recording_leaves_a_core_to_its_writer_and_gives_it_back(tmp_path):
     """During a recording OpenCV's threads leave one core to the encoder and decoder; after it, all again."""
     from ar_sudoku.ar.session import ARSession
     from ar_sudoku.cli.common import usable_cores
-    from ar_sudoku.cli.video import run_loop
+    from ar_sudoku.cli.frames import Recorder, run_loop
     from ar_sudoku.vision.digits import DigitReader
 
     before = cv2.getNumThreads()
@@ -235,7 +235,7 @@ def test_a_recording_leaves_a_core_to_its_writer_and_gives_it_back(tmp_path):
 
     with open_source(str(DEMO), i420=True) as src, ARSession(DigitReader()) as session, \
             VideoSink(tmp_path / "r.mp4", (1280, 720), 30) as sink:
-        stats = run_loop(Watched(src), session, sink=sink)
+        stats = run_loop(Watched(src), session, [Recorder(sink)])
     assert stats.frames == 8 and seen == {max(1, usable_cores() - 1)}
     assert cv2.getNumThreads() == before
     assert len(_decode_bgr(tmp_path / "r.mp4")) == 8

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ar_sudoku.sudoku.logic import PAPER_ORDER, UNIT_CELLS, NoSolutionError, Step, next_steps
+from ar_sudoku.sudoku.vocabulary import is_empty
 from ar_sudoku.sudoku.written import NAMES
 
 Mode = Literal["answer", "check", "hint"]
@@ -44,7 +45,7 @@ def mistakes_of(givens: str, solution: str, entries: str | None) -> tuple[int, .
     if not entries:
         return ()
     return tuple(i for i, (g, e) in enumerate(zip(givens, entries))
-                 if g in ".0" and e not in ".0" and e != solution[i])
+                 if is_empty(g) and not is_empty(e) and e != solution[i])
 
 
 def hint_marks(step: Step) -> Marks:
@@ -76,12 +77,12 @@ def plan_marks(mode: Mode, givens: str, solution: str, entries: str | None = Non
     wrong = mistakes_of(givens, solution, entries) if mistakes is None else tuple(mistakes)
     said_doubts = doubt_text(doubts, solution, reveal=mode == "answer")
     if mode == "answer":
-        filled = set(i for i, e in enumerate(entries or "") if e not in ".0") | set(unreadable)
-        answers = tuple((i, solution[i]) for i, g in enumerate(givens) if g in ".0" and i not in filled)
+        filled = set(i for i, e in enumerate(entries or "") if not is_empty(e)) | set(unreadable)
+        answers = tuple((i, solution[i]) for i, g in enumerate(givens) if is_empty(g) and i not in filled)
         return Marks(answers=answers, mistakes=wrong, small=tuple((i, f"+{solution[i]}") for i in wrong),
                      text=said_doubts)
     if mode == "check":
-        left = sum(1 for i, g in enumerate(givens) if g in ".0" and (not entries or entries[i] in ".0"))
+        left = sum(1 for i, g in enumerate(givens) if is_empty(g) and (not entries or is_empty(entries[i])))
         said = f"{len(wrong)} mistake{'s' * (len(wrong) != 1)}" if wrong else "no mistakes"
         text = "; ".join(filter(None, [f"{said}; {left} cell{'s' * (left != 1)} still empty", said_doubts]))
         return Marks(mistakes=wrong, text=text)
@@ -92,8 +93,8 @@ def plan_marks(mode: Mode, givens: str, solution: str, entries: str | None = Non
     if not steps:
         return Marks(text="the puzzle is complete")
     marks = hint_marks(steps[0])
-    if len(steps) > 1 and steps[-1].cell is not None:  # eliminations lead up to a placement: show where
-        last = steps[-1]
+    last = steps[-1]
+    if len(steps) > 1 and last.cell is not None:  # eliminations lead up to a placement: show where
         marks = Marks(marks.answers, marks.mistakes, marks.ring, marks.shade,
                       marks.small + ((last.cell, "?"),), marks.text)
     return marks

@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from ar_sudoku.ar.marks import Marks
+from ar_sudoku.sudoku.vocabulary import is_empty
 from ar_sudoku.vision.render import put_centered
 from ar_sudoku.vision.tracker import FLAT_CORNERS  # the grid's corners in cell units
 from ar_sudoku.vision.yuv import I420, yuv_of
@@ -45,7 +46,7 @@ def glyph(text: str, height: float, stroke: float) -> tuple[np.ndarray, ...]:
     _, ink = cv2.threshold(img, 127, 255, cv2.THRESH_BINARY)
     contours, _ = cv2.findContours(ink, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     x, y, w, h = cv2.boundingRect(ink)
-    centre = np.float32([x + w / 2, y + h / 2])  # the ink's own centre: the text box sits the digit low
+    centre = np.array([x + w / 2, y + h / 2], np.float32)  # the ink's own centre: the text box sits the digit low
     return tuple((cv2.approxPolyDP(c, 0.75, True).reshape(-1, 2).astype(np.float32) - centre) / TRACE
                  for c in contours)
 
@@ -97,10 +98,10 @@ class OverlayRenderer:
 
             def add(kind: str, color: BGR, cell: int, contours, offset: tuple[float, float] = (0.0, 0.0)) -> None:
                 r, c = divmod(cell, 9)
-                at = np.float32([c + 0.5 + offset[0], r + 0.5 + offset[1]])
+                at = np.array([c + 0.5 + offset[0], r + 0.5 + offset[1]], np.float32)
                 layers.setdefault((kind, color), []).extend((cell, k + at) for k in contours)
 
-            square = np.float32([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]])
+            square = np.array([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]], np.float32)
             for i in marks.shade:
                 add("shade", self.shade_color, i, (square,))
             for i, d in marks.answers:
@@ -117,12 +118,12 @@ class OverlayRenderer:
             contours = [(cell, k) for items in layers.values() for cell, k in items]
             lengths = np.array([len(k) for _, k in contours], np.int64)
             ends = np.cumsum(lengths)
-            cells = np.repeat(np.array([cell for cell, _ in contours], np.int64), lengths)
+            cell_ids = np.repeat(np.array([cell for cell, _ in contours], np.int64), lengths)
             bounds = np.cumsum([0] + [len(items) for items in layers.values()])
             self._cache.clear()
             self._cache[marks] = Shapes(
                 points=np.concatenate([k for _, k in contours]).astype(np.float32),
-                box=(cells // 27) * 3 + (cells % 9) // 3,
+                box=(cell_ids // 27) * 3 + (cell_ids % 9) // 3,
                 contours=tuple(slice(int(a), int(b)) for a, b in zip(ends - lengths, ends)),
                 layers=tuple((color, int(bounds[n]), int(bounds[n + 1])) for n, (_, color) in enumerate(layers)),
                 weak=1 if marks.shade else 0)  # layers keep their insertion order: shading first
@@ -147,10 +148,10 @@ class OverlayRenderer:
                     cv2.fillPoly(plane, polys[first:end], value, cv2.LINE_8 if half else cv2.LINE_AA, SHIFT + half)
         return frame
 
-    def draw(self, frame: np.ndarray, corners: np.ndarray, givens: str, solution: str,
-             lattice: np.ndarray | None = None) -> np.ndarray:
+    def draw(self, frame: Canvas, corners: np.ndarray, givens: str, solution: str,
+             lattice: np.ndarray | None = None) -> Canvas:
         """The solved digits of the empty cells on ``frame``, in place (and returned)."""
-        answers = tuple((i, d) for i, (g, d) in enumerate(zip(givens, solution)) if g in ".0" and d not in ".0")
+        answers = tuple((i, d) for i, (g, d) in enumerate(zip(givens, solution)) if is_empty(g) and not is_empty(d))
         return self.draw_marks(frame, corners, Marks(answers=answers), lattice)
 
 
@@ -204,7 +205,7 @@ def _shade(plane: np.ndarray, polys: list[np.ndarray], value: tuple[int, ...], s
         return
     roi = plane[y0:y1, x0:x1]
     tinted = roi.copy()
-    offset = np.int32([x0, y0]) << shift
+    offset = np.array([x0, y0], np.int32) << shift
     # no anti-aliasing: neighbouring cells share edges, and a soft edge on each would leave a seam
     cv2.fillPoly(tinted, [p - offset for p in polys], value, cv2.LINE_8, shift)
     cv2.addWeighted(roi, 1.0 - SHADE, tinted, SHADE, 0.0, dst=roi)

@@ -8,13 +8,12 @@ files stay in the shell (``io.images``, ``cli.image``, ``web``).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
 
 import numpy as np
 
 from ar_sudoku.ar.marks import Marks, Mode, plan_marks
 from ar_sudoku.ar.overlay import OverlayRenderer
-from ar_sudoku.sudoku.logic import PAPER_ORDER, NoSolutionError, next_steps
+from ar_sudoku.sudoku.logic import PAPER_ORDER, NoSolutionError, Step, next_steps
 from ar_sudoku.sudoku.rules import BoardResult
 from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.kinds import KindReader
@@ -28,18 +27,11 @@ class PhotoAnalysis:
     result: BoardResult
     show: Mode = "answer"
     marks: Marks | None = None
-    hint: dict[str, Any] | None = None
-
-    def to_json(self, path: str) -> dict[str, Any]:
-        """The ``image --json`` object: the reading's keys, plus ``hint`` in hint mode."""
-        obj = self.result.to_json(path)
-        if self.show == "hint":
-            obj["hint"] = self.hint
-        return obj
+    hint: Step | None = None  # the next logical step in hint mode
 
 
-def plan(result: BoardResult, show: Mode) -> tuple[Marks | None, dict[str, Any] | None]:
-    """What to draw for a solved photo in the display mode ``show``, and the hint's step object."""
+def plan(result: BoardResult, show: Mode) -> tuple[Marks | None, Step | None]:
+    """What to draw for a solved photo in the display mode ``show``, and the hint's step."""
     if not (result.solution and result.givens):
         return None, None
     entries = result.entries
@@ -54,7 +46,7 @@ def plan(result: BoardResult, show: Mode) -> tuple[Marks | None, dict[str, Any] 
             step = steps[0] if steps else None
         except (NoSolutionError, ValueError):
             step = None
-        hint = step.to_json() if step is not None else None
+        hint = step
     return marks, hint
 
 
@@ -70,7 +62,7 @@ def analyse(image: np.ndarray, reader: DigitReader, *, timeout: float = 1.0,
         result = replace(result, corners=result.corners * scale,
                          lattice=None if result.lattice is None else result.lattice * scale)
     marks, hint = plan(result, show)
-    return PhotoAnalysis(result, show, marks, hint)
+    return PhotoAnalysis(result, show=show, marks=marks, hint=hint)
 
 
 def annotate(image: np.ndarray, analysis: PhotoAnalysis) -> np.ndarray:

@@ -23,25 +23,46 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ar_sudoku.children import ignore_sigint, sigint_blocked
 from ar_sudoku.sudoku.rules import Reading, check_reading
 from ar_sudoku.sudoku.solver import Board, SolveResult, parse_line, solve
+from ar_sudoku.sudoku.vocabulary import Status
 
 READY_TIMEOUT = 20.0  # seconds; a cold start on a slow disk compiles the modules first
-Job = tuple  # ("solve", givens, timeout) | ("check", reading, timeout, overrides, require_unique)
+class SolveJob(NamedTuple):
+    """Solve a board's text as it is."""
+
+    givens: str
+    timeout: float
+
+
+class CheckJob(NamedTuple):
+    """Solve a model reading and, if it breaks the rules, repair it (``rules.check_reading``)."""
+
+    reading: Reading
+    timeout: float
+    overrides: dict[int, int]
+    require_unique: bool
+
+
+class Cancel(NamedTuple):
+    """Sent to the child while a job runs: stop it (one that arrives after its job ended is ignored)."""
+
+
+Job = SolveJob | CheckJob
 
 
 def run_job(job: Job, cancel: Callable[[], bool]) -> Any:
     """Run one job (in the child process, or on the thread as a fallback)."""
     try:
-        if job[0] == "solve":
-            return solve(parse_line(job[1]), job[2], cancel)
-        _, reading, timeout, overrides, require_unique = job
-        return check_reading(reading, timeout, overrides=overrides, require_unique=require_unique, cancel=cancel)
+        if isinstance(job, SolveJob):
+            return solve(parse_line(job.givens), job.timeout, cancel)
+        return check_reading(job.reading, job.timeout, overrides=job.overrides, require_unique=job.require_unique,
+                             cancel=cancel)
     except ValueError:  # a malformed reading is simply not solvable
-        return SolveResult("invalid")
+        return SolveResult(Status.INVALID)
 
 
 def _child(conn: Any) -> None:
@@ -58,7 +79,7 @@ def _child(conn: Any) -> None:
             return
         if msg is None:
             return
-        if msg[0] == "cancel":
+        if isinstance(msg, Cancel):
             continue  # arrived after its job had finished
         result = run_job(msg, conn.poll)
         try:
@@ -73,7 +94,7 @@ class SolveHandle:
 
     givens: str
     timeout: float
-    job: Job = ()
+    job: Job
     submitted: float = field(default_factory=time.perf_counter)
     _event: threading.Event = field(default_factory=threading.Event, repr=False)
     _result: Any = None
@@ -146,12 +167,12 @@ class SolveWorker:
     def submit(self, givens: str | Board, timeout: float = 2.0) -> SolveHandle:
         """Queue a reading (81 chars or a Board); returns a handle immediately."""
         text = givens.to_string() if isinstance(givens, Board) else givens
-        return self._submit(SolveHandle(text, timeout, ("solve", text, timeout)))
+        return self._submit(SolveHandle(text, timeout, SolveJob(text, timeout)))
 
-    def submit_reading(self, reading: Reading, timeout: float = 1.5, overrides: dict[int, int] | None = None,
+    def submit_reading(self, reading: Reading, *, timeout: float = 1.5, overrides: dict[int, int] | None = None,
                        require_unique: bool = True, key: str | None = None) -> SolveHandle:
         """Queue a model reading to be solved and, if it breaks the rules, repaired."""
-        job = ("check", reading, timeout, dict(overrides or {}), require_unique)
+        job = CheckJob(reading=reading, timeout=timeout, overrides=dict(overrides or {}), require_unique=require_unique)
         return self._submit(SolveHandle(key or reading.givens, timeout, job))
 
     def _submit(self, handle: SolveHandle) -> SolveHandle:
@@ -174,7 +195,7 @@ class SolveWorker:
         limit = time.perf_counter() + handle.timeout * 4 + 10
         while not conn.poll(0.005):
             if handle._cancel.is_set() and not cancelled:
-                conn.send(("cancel",))
+                conn.send(Cancel())
                 cancelled = True
             if time.perf_counter() > limit or not self._proc.is_alive():
                 raise OSError("the solver process stopped answering")

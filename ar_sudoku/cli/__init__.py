@@ -33,10 +33,11 @@ def commands() -> dict[str, ModuleType]:
     Imported here, once the signal handlers are in place (``video`` imports NumPy and OpenCV): a Ctrl-C
     during those imports is an interruption like any other, not a traceback.
     """
-    from ar_sudoku.cli import calibrate, generate, hint, image, serve, solve, video
+    from ar_sudoku.cli import calibrate, generate, hint, image, live, serve, solve, video
 
     return {
-        "live": video,  # video.add_parser adds both `live` and `video`
+        "live": live,
+        "video": video,
         "image": image,
         "solve": solve,
         "hint": hint,
@@ -85,8 +86,10 @@ def names_print_as_given() -> None:
     """A file name that is not valid UTF-8 is printed as the bytes it is (Python holds those bytes as
     lone surrogates, which a strict stdout refuses with a traceback)."""
     for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(AttributeError, ValueError):
-            stream.reconfigure(errors="surrogateescape")
+        reconfigure = getattr(stream, "reconfigure", None)  # a TextIOWrapper's; a replaced stream may lack it
+        with contextlib.suppress(ValueError):
+            if reconfigure is not None:
+                reconfigure(errors="surrogateescape")
 
 
 def reserve_closed_descriptors() -> None:

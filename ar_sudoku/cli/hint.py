@@ -14,6 +14,7 @@ from ar_sudoku.cli.common import EXIT_OK, CliError, help_format, positive_second
 from ar_sudoku.cli.solve import BOX_HELP, box_arg, parse_boards
 from ar_sudoku.sudoku.logic import next_step
 from ar_sudoku.sudoku.solver import SYMBOLS, Board
+from ar_sudoku.sudoku.vocabulary import is_empty
 
 
 def _entries(text: str | None, board: Board) -> str | None:
@@ -26,7 +27,7 @@ def _entries(text: str | None, board: Board) -> str | None:
     if len(entries) != cells:
         raise CliError(f"--entries: {len(entries)} characters; give {cells} ({allowed}, '.' or 0 for an empty cell)")
     for k, ch in enumerate(entries):
-        if ch not in ".0" and ch.upper() not in SYMBOLS[: board.size]:
+        if not is_empty(ch) and ch.upper() not in SYMBOLS[: board.size]:
             raise CliError(f"--entries: unexpected {ch!r} at column {k + 1} (expected {allowed}, '.' or '0')")
     return entries
 

@@ -9,7 +9,7 @@ import os
 import re
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Generator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -32,6 +32,7 @@ from ar_sudoku.cli.common import (
 from ar_sudoku.errors import ArSudokuError
 from ar_sudoku.io.images import MAX_PIXELS, TooManyPixels
 from ar_sudoku.sudoku.rules import BoardResult
+from ar_sudoku.sudoku.vocabulary import Status, is_empty
 
 UNSURE = 0.8  # cells read with less confidence than this are named in the text output
 SET_RE = re.compile(r"^r([1-9])c([1-9])=([0-9.])$", re.IGNORECASE)
@@ -45,7 +46,7 @@ def parse_sets(items: list[str] | None) -> dict[int, int]:
         if not m:
             raise CliError(f"--set {item}: expected rRcC=D, e.g. r3c5=7 (0 clears the cell)")
         r, c, d = int(m[1]), int(m[2]), m[3]
-        out[(r - 1) * 9 + c - 1] = 0 if d in "0." else int(d)
+        out[(r - 1) * 9 + c - 1] = 0 if is_empty(d) else int(d)
     return out
 
 
@@ -55,7 +56,7 @@ def print_text(path: str, result: BoardResult, reveal: bool = True) -> None:
 
     print(f"{path}: {result.status}" + (f" ({result.message})" if result.message else "")
           + f"  [{result.ms:.0f} ms]")
-    if result.unreadable and result.status == "solved":
+    if result.unreadable and result.status == Status.SOLVED:
         print("unreadable (glare?), no answer drawn there: "
               + ", ".join(f"r{i // 9 + 1}c{i % 9 + 1}" for i in result.unreadable))
     if result.givens:
@@ -134,7 +135,7 @@ def read_photo(src: Path, job: PhotoJob) -> PhotoDone:
             image = load_named(job.calibration).undistort_image(image)
     except ArSudokuError as exc:
         hint = " (--max-pixels N reads it)" if isinstance(exc, TooManyPixels) else ""
-        return PhotoDone(str(src), PhotoAnalysis(BoardResult("error", message=f"{src}: {exc}{hint}"), job.show))
+        return PhotoDone(str(src), PhotoAnalysis(BoardResult(Status.ERROR, message=f"{src}: {exc}{hint}"), job.show))
     digits, kinds = _readers_for(job)
     done = analyse(image, digits, timeout=job.timeout, overrides=job.overrides, show=job.show,
                    scale=photo.scale, kinds=kinds)
@@ -275,7 +276,7 @@ def _worker_start() -> None:
     keep_freed_memory()
 
 
-def _photos_in_order(photos: list[Path], job: PhotoJob, jobs: int) -> Iterator[PhotoDone]:
+def _photos_in_order(photos: list[Path], job: PhotoJob, jobs: int) -> Generator[PhotoDone, None, None]:
     """Each photo's outcome, in the order given; with ``jobs`` > 1 read by that many processes, which stop
     (mid-photo: they write nothing) when the command does."""
     if jobs <= 1 or len(photos) < 2:
@@ -327,9 +328,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"ar-sudoku: --jobs {jobs}: {usable_cores()} usable cores here, so {usable_cores()} processes",
               file=sys.stderr)
         jobs = usable_cores()
-    show = "check" if args.check else args.show
-    job = PhotoJob(args.model, args.timeout, parse_sets(args.set), args.calibration, args.output, args.out_dir, show,
-                   model_threads(jobs), args.max_pixels)
+    show: Mode = "check" if args.check else args.show
+    job = PhotoJob(model=args.model, timeout=args.timeout, overrides=parse_sets(args.set), calibration=args.calibration,
+                   out=args.output, out_dir=args.out_dir, show=show, threads=model_threads(jobs),
+                   max_pixels=args.max_pixels)
     if args.calibration:
         from ar_sudoku.io.calibration import load_named
 
@@ -347,12 +349,14 @@ def run(args: argparse.Namespace) -> int:
 
 def _report(done: PhotoDone, args: argparse.Namespace, show: Mode) -> int:
     """Print one photo's outcome; its exit code."""
+    from ar_sudoku.cli.records import photo_json
+
     result, marks = done.analysis.result, done.analysis.marks
     # a photo that cannot be read is bad input (2); one read without an answer is 1
-    code = max(EXIT_OK, EXIT_BAD_INPUT if result.status == "error" else EXIT_OK if result.status == "solved"
+    code = max(EXIT_OK, EXIT_BAD_INPUT if result.status == Status.ERROR else EXIT_OK if result.status == Status.SOLVED
                else EXIT_UNSOLVED)
     if args.json:
-        print(json.dumps(done.analysis.to_json(done.src)), flush=True)
+        print(json.dumps(photo_json(done.analysis, done.src)), flush=True)
     else:
         print_text(done.src, result, reveal=show == "answer")
         if result.written is not None and result.solution:
@@ -365,7 +369,7 @@ def _report(done: PhotoDone, args: argparse.Namespace, show: Mode) -> int:
         code = max(code, done.write_error.code)
     elif done.wrote and not args.json:
         print(f"wrote {done.wrote}\n")
-    if result.status == "error":
+    if result.status == Status.ERROR:
         print(f"ar-sudoku: {result.message}", file=sys.stderr)
     return code
 

@@ -30,6 +30,7 @@ from ar_sudoku.sudoku.solver import (
     parse_puzzles_lenient,
     solve,
 )
+from ar_sudoku.sudoku.vocabulary import Status
 
 
 def box_arg(text: str) -> Box:
@@ -133,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
                     print(f"{label}: timed out after {args.timeout:g} s", file=sys.stderr)
             continue
         result = solve(board, args.timeout)
-        if result.status != "solved":
+        if result.status != Status.SOLVED:
             print(f"{label}: {result.message}", file=sys.stderr)
             code = EXIT_UNSOLVED
             if not args.pretty:

@@ -20,7 +20,7 @@ import contextlib
 import os
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import IO
 
@@ -59,7 +59,7 @@ def real_target(path: str | Path) -> Path:
     return p.resolve() if p.is_symlink() else p
 
 
-def check_output(path: Path, extensions: object = None) -> None:
+def check_output(path: Path, extensions: Collection[str] | None = None) -> None:
     """Refuse an output before any work: a bad extension, a missing or read-only folder, a folder."""
     if extensions is not None and path.suffix.lower() not in extensions:
         raise OutputError(f"{path}: unsupported extension; use one of {', '.join(sorted(extensions))}")

@@ -25,7 +25,7 @@ import json
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -106,7 +106,7 @@ VIDEO_EXT: dict[str, VideoCodec] = {".mp4": _H264_MP4, ".m4v": _H264_MP4, ".mov"
 QUEUE_FRAMES = 4  # frames waiting for the encoder; small so memory stays flat and Ctrl-C loses little
 
 
-def check_writable(path: Path, kinds: dict[str, object] | None = None) -> None:
+def check_writable(path: Path, kinds: Collection[str] | None = None) -> None:
     """Refuse an output up front (bad extension, a missing or read-only folder, a folder) before any slow work."""
     try:
         files.check_output(path, kinds)
@@ -178,8 +178,12 @@ class VideoSink:
         self._av = av
         self._container = av.open(str(self.tmp), "w", format=_FORMAT.get(self.path.suffix.lower()),
                                   options=dict(self.codec.container_options))
-        self._stream = self._container.add_stream(self.codec.encoder, rate=self.rate)
-        cc = self._stream.codec_context
+        from av.video.stream import VideoStream
+
+        stream = self._container.add_stream(self.codec.encoder, rate=self.rate)
+        assert isinstance(stream, VideoStream)  # every codec in VIDEO_EXT is a video encoder
+        self._stream = stream
+        cc = stream.codec_context
         cc.width, cc.height = self.padded
         cc.pix_fmt = self.codec.pix_fmt
         cc.time_base = 1 / self.rate
@@ -343,19 +347,20 @@ class VideoSink:
         if isinstance(img, I420):
             return self._i420_frame(img.data)
         w, h = self.size
-        if img.ndim == 2:
-            img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
-        if (img.shape[1], img.shape[0]) != (w, h):
-            img = _letterbox(img, (w, h))
+        bgr: np.ndarray = img
+        if bgr.ndim == 2:
+            bgr = cv2.cvtColor(bgr, cv2.COLOR_GRAY2BGR)
+        if (bgr.shape[1], bgr.shape[0]) != (w, h):
+            bgr = _letterbox(bgr, (w, h))
         pw, ph = self.padded
         if (pw, ph) != (w, h):
-            img = cv2.copyMakeBorder(img, 0, ph - h, 0, pw - w, cv2.BORDER_REPLICATE)
+            bgr = cv2.copyMakeBorder(bgr, 0, ph - h, 0, pw - w, cv2.BORDER_REPLICATE)
         if self.codec.pix_fmt == "yuv420p":
             # OpenCV's converter is ~15x faster than swscale's here and releases the GIL; the frame's
             # planes are views of its output (no copy, at most heights), which lives as long as the frame
-            frame = self._i420_frame(cv2.cvtColor(img, cv2.COLOR_BGR2YUV_I420))
+            frame = self._i420_frame(cv2.cvtColor(bgr, cv2.COLOR_BGR2YUV_I420))
         else:
-            frame = self._av.VideoFrame.from_ndarray(np.ascontiguousarray(img), format="bgr24").reformat(
+            frame = self._av.VideoFrame.from_ndarray(np.ascontiguousarray(bgr), format="bgr24").reformat(
                 format=self.codec.pix_fmt)
         return frame
 

@@ -235,7 +235,7 @@ class I420VideoSource(_DecodedAhead):
         fps = float(rate) if rate else 0.0
         count = self.stream.frames
         if not count and fps:  # Matroska and WebM give a duration (the stream's or the file's), no count
-            if self.stream.duration:
+            if self.stream.duration and self.stream.time_base:
                 count = round(float(self.stream.duration * self.stream.time_base) * fps)
             elif self.container.duration:
                 count = round(self.container.duration / av.time_base * fps)

@@ -77,7 +77,7 @@ def cell_at(point: tuple[float, float], corners: np.ndarray | None) -> int | Non
     if corners is None:
         return None
     hmat = cv2.getPerspectiveTransform(np.asarray(corners, np.float32), FLAT_CORNERS)
-    x, y = cv2.perspectiveTransform(np.float32([[point]]), hmat)[0, 0]
+    x, y = cv2.perspectiveTransform(np.array([[point]], np.float32), hmat)[0, 0]
     if not (0 <= x < 9 and 0 <= y < 9):
         return None
     return int(y) * 9 + int(x)

@@ -43,6 +43,7 @@ from ar_sudoku.sudoku.solver import (
     validate,
 )
 from ar_sudoku.sudoku.solver import units as solver_units
+from ar_sudoku.sudoku.vocabulary import is_empty
 
 Level = Literal["easy", "medium", "hard", "fiendish"]
 LEVELS: tuple[Level, ...] = ("easy", "medium", "hard", "fiendish")
@@ -105,7 +106,7 @@ class Geometry:
 
     def value(self, ch: str) -> int:
         """The digit of a symbol ('.' or '0' blank on boards up to 9x9 is 0)."""
-        return 0 if ch in ".0" else symbol_value(ch, self.size)
+        return 0 if is_empty(ch) else symbol_value(ch, self.size)
 
 
 @cache

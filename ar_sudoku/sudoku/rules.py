@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ar_sudoku.sudoku.solver import count_solutions, parse_line, solve, validate
+from ar_sudoku.sudoku.vocabulary import Status
 from ar_sudoku.sudoku.written import Written
 
 Cancel = Callable[[], bool]
@@ -38,9 +39,9 @@ class Reading:
 
 @dataclass(frozen=True)
 class BoardResult:
-    """One picture's outcome; ``to_json`` gives the photo command's contract."""
+    """One picture's outcome (its JSON is written in the shell: ``cli.records.board_json``)."""
 
-    status: str  # solved | no_grid | invalid | unsolvable | timeout | error
+    status: Status  # solved | no_grid | invalid | unsolvable | timeout | error
     corners: np.ndarray | None = None  # TL, TR, BR, BL of the puzzle itself
     givens: str | None = None
     confidence: np.ndarray | None = None
@@ -56,39 +57,18 @@ class BoardResult:
     def entries(self) -> str | None:
         return None if self.written is None else self.written.entries
 
-    def to_json(self, path: str) -> dict:
-        return {
-            "path": path,
-            "corners": None if self.corners is None else [[round(float(x), 1), round(float(y), 1)]
-                                                          for x, y in self.corners],
-            "lattice": _points(self.lattice),
-            "givens": self.givens,
-            "confidence": None if self.confidence is None else [round(float(c), 4) for c in self.confidence],
-            "solution": self.solution,
-            "status": self.status,
-            "message": self.message,
-            "ms": round(self.ms, 2),
-            **(self.written.to_json(self.solution) if self.written is not None else
-               {"cells": None, "entries": None, "candidates": None, "mistakes": [], "doubts": []}),
-            "unreadable": [f"r{i // 9 + 1}c{i % 9 + 1}" for i in self.unreadable],
-        }
 
-
-def _points(lattice: np.ndarray | None) -> list[list[float]] | None:
-    return None if lattice is None else [[round(float(x), 1), round(float(y), 1)] for x, y in lattice.reshape(-1, 2)]
-
-
-def _try(givens: str, timeout: float, cancel: Cancel | None = None) -> tuple[str, str | None, str]:
+def _try(givens: str, timeout: float, cancel: Cancel | None = None) -> tuple[Status, str | None, str]:
     board = parse_line(givens)
     conflicts = validate(board)
     if conflicts:
-        return "invalid", None, "; ".join(str(c) for c in conflicts[:3])
+        return Status.INVALID, None, "; ".join(str(c) for c in conflicts[:3])
     res = solve(board, timeout, cancel)
-    if res.status == "solved":
-        return "solved", res.solution, ""
-    if res.status == "timeout":
-        return "timeout", None, res.message
-    return "unsolvable", None, "the reading has no solution"
+    if res.status == Status.SOLVED:
+        return Status.SOLVED, res.solution, ""
+    if res.status == Status.TIMEOUT:
+        return Status.TIMEOUT, None, res.message
+    return Status.UNSOLVABLE, None, "the reading has no solution"
 
 
 def faint_givens(result: BoardResult, reading: Reading, share: float = 0.1,
@@ -100,7 +80,7 @@ def faint_givens(result: BoardResult, reading: Reading, share: float = 0.1,
     puzzle needs it. Once solved, a faint digit that the model read (``share``: half of that share) as
     the solution's own digit is print, not a cell to draw an answer over. A cell the user set is left as set.
     """
-    if result.status != "solved" or result.solution is None or result.givens is None:
+    if result.status != Status.SOLVED or result.solution is None or result.givens is None:
         return result
     givens = list(result.givens)
     conf = None if result.confidence is None else result.confidence.copy()
@@ -130,7 +110,7 @@ def check_reading(reading: Reading, timeout: float = 1.0, max_tries: int = 40,
         digits[i] = d
     givens = "".join(str(d) if d else "." for d in digits)
     status, solution, message = _try(givens, timeout, cancel)
-    if status == "solved" and count_solutions(parse_line(givens), 2, timeout, cancel).count == 1:
+    if status == Status.SOLVED and count_solutions(parse_line(givens), 2, timeout, cancel).count == 1:
         return BoardResult(status, givens=givens, confidence=reading.confidence, solution=solution)
     first = (status, solution, message)
     # alternatives: for each inked cell, its second-best class; cost = how much less likely it is
@@ -161,18 +141,18 @@ def check_reading(reading: Reading, timeout: float = 1.0, max_tries: int = 40,
                 d2[i] = alt
             g2 = "".join(str(d) if d else "." for d in d2)
             st, sol, _ = _try(g2, min(timeout, 0.2), cancel)
-            if st == "solved" and count_solutions(parse_line(g2), 2, 0.2, cancel).count == 1:
+            if st == Status.SOLVED and count_solutions(parse_line(g2), 2, 0.2, cancel).count == 1:
                 note = tuple(f"r{i // 9 + 1}c{i % 9 + 1}: {digits[i] or '.'}->{alt or '.'}" for _, i, alt in combo)
                 conf = reading.confidence.copy()
                 for _, i, alt in combo:
                     conf[i] = float(reading.probs[i][alt])
-                return BoardResult("solved", givens=g2, confidence=conf, solution=sol,
+                return BoardResult(Status.SOLVED, givens=g2, confidence=conf, solution=sol,
                                    message="corrected by the rules: " + ", ".join(note), corrected=note)
     status, solution, message = first
-    if status == "solved" and require_unique:
-        return BoardResult("unsolvable", givens=givens, confidence=reading.confidence,
+    if status == Status.SOLVED and require_unique:
+        return BoardResult(Status.UNSOLVABLE, givens=givens, confidence=reading.confidence,
                            message="the reading has several solutions (a digit was probably missed)")
-    if status == "solved":  # several solutions and no single fix: still draw one, but say so
-        return BoardResult("solved", givens=givens, confidence=reading.confidence, solution=solution,
+    if status == Status.SOLVED:  # several solutions and no single fix: still draw one, but say so
+        return BoardResult(Status.SOLVED, givens=givens, confidence=reading.confidence, solution=solution,
                            message=SEVERAL)
     return BoardResult(status, givens=givens, confidence=reading.confidence, message=message)

@@ -18,17 +18,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import Literal
 
 from ar_sudoku.errors import ArSudokuError
+from ar_sudoku.sudoku.vocabulary import Status, is_empty
 
 SYMBOLS = "123456789ABCDEFG"
-BLANKS = ".0"
 SIZES = {16: 4, 36: 6, 81: 9, 256: 16}  # cell count -> side
 Box = tuple[int, int]  # rows x columns of one box
 BOXES: dict[int, tuple[Box, ...]] = {4: ((2, 2),), 6: ((2, 3), (3, 2)), 9: ((3, 3),), 16: ((4, 4),)}  # first: default
 
-Status = Literal["solved", "no_solution", "timeout", "invalid"]
 
 
 class PuzzleFormatError(ArSudokuError, ValueError):
@@ -118,11 +116,11 @@ class SolveResult:
 
     @property
     def message(self) -> str:
-        if self.status == "solved":
+        if self.status == Status.SOLVED:
             return "solved"
-        if self.status == "no_solution":
+        if self.status == Status.UNSOLVABLE:
             return "no solution"
-        if self.status == "timeout":
+        if self.status == Status.TIMEOUT:
             return f"timed out after {self.seconds:.2f} s"
         return "; ".join(str(c) for c in self.conflicts) or "givens break the rules"
 
@@ -165,7 +163,7 @@ def format_grid(text: str, box: Box = (3, 3)) -> str:
 
 def _symbol_value(ch: str, size: int) -> int | None:
     """Digit value of a symbol on a board of side ``size``, 0 for a blank, None if not allowed."""
-    if ch in BLANKS:
+    if is_empty(ch):
         return 0
     idx = SYMBOLS.find(ch.upper())
     if 0 <= idx < size:
@@ -598,13 +596,13 @@ def solve(
     """
     conflicts = validate(board)
     if conflicts:
-        return SolveResult("invalid", conflicts=tuple(conflicts))
+        return SolveResult(Status.INVALID, conflicts=tuple(conflicts))
     search, timed_out, secs = _search(board, timeout, 1, cancel)
     if search.solutions:
-        return SolveResult("solved", _to_text(search.solutions[0], search.t), search.nodes, secs)
+        return SolveResult(Status.SOLVED, _to_text(search.solutions[0], search.t), search.nodes, secs)
     if timed_out:
-        return SolveResult("timeout", None, search.nodes, secs)
-    return SolveResult("no_solution", None, search.nodes, secs)
+        return SolveResult(Status.TIMEOUT, None, search.nodes, secs)
+    return SolveResult(Status.UNSOLVABLE, None, search.nodes, secs)
 
 
 def count_solutions(

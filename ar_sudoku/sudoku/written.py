@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass
 
 from ar_sudoku.sudoku.solver import count_solutions, parse_line, validate
+from ar_sudoku.sudoku.vocabulary import is_empty
 
 NAMES = tuple(f"r{i // 9 + 1}c{i % 9 + 1}" for i in range(81))
 
@@ -42,7 +43,7 @@ class Written:
         """Entries that disagree with the solution, row by row (none when the entries are not checked)."""
         if not self.checked:
             return ()
-        return tuple(i for i, e in enumerate(self.entries) if e not in ".0" and e != solution[i])
+        return tuple(i for i, e in enumerate(self.entries) if not is_empty(e) and e != solution[i])
 
     def mistake_lines(self, solution: str, reveal: bool = True) -> list[str]:
         """``r3c5: written 7, the solution has 4`` (without the answer when not ``reveal``); doubts are not here."""
@@ -62,8 +63,8 @@ class Written:
 
     def clashes(self, givens: str) -> list[str]:
         """Entries that break the rules with a given or another entry, named with the unit."""
-        both = "".join(e if e not in ".0" else g for g, e in zip(givens, self.entries))
-        written = {i for i, e in enumerate(self.entries) if e not in ".0"}
+        both = "".join(e if not is_empty(e) else g for g, e in zip(givens, self.entries))
+        written = {i for i, e in enumerate(self.entries) if not is_empty(e)}
         return [str(c) for c in validate(parse_line(both)) if c.a in written or c.b in written]
 
     def to_json(self, solution: str | None) -> dict:
@@ -86,10 +87,10 @@ def from_kinds(givens: str, kinds: str, digits: str) -> Written:
     """
     cells, entries = [], []
     for g, k, d in zip(givens, kinds, digits):
-        if g not in ".0":
+        if not is_empty(g):
             cells.append("g")
             entries.append(".")
-        elif k in "ge" and d not in ".0":
+        elif k in "ge" and not is_empty(d):
             cells.append("e")
             entries.append(d)
         elif k == "c":
@@ -113,7 +114,7 @@ def settle(givens: str, entries: list[tuple[int, str]], timeout: float = 0.3) ->
     used: list[int] = []
     deadline = time.perf_counter() + timeout
     for i, d in entries:
-        if grid[i] not in ".0" or time.perf_counter() > deadline:
+        if not is_empty(grid[i]) or time.perf_counter() > deadline:
             continue
         trial = grid.copy()
         trial[i] = d
@@ -122,6 +123,6 @@ def settle(givens: str, entries: list[tuple[int, str]], timeout: float = 0.3) ->
             continue
         grid = trial
         used.append(i)
-        if found.count == 1:
+        if found.count == 1 and found.first is not None:
             return found.first, tuple(used)
     return None

@@ -289,7 +289,7 @@ def _best_curled(mask: np.ndarray, probe: np.ndarray, min_score: float, area_min
         if not allow_cut and (_cut_by_frame(quad, mask.shape, tol=2.0) or _touches_frame(quad, mask.shape)):
             continue
         curled = _curled(contour, quad, probe)
-        if curled is None or curled.score < min_score or bend_of(curled.lattice) > MAX_BEND:
+        if curled is None or curled.lattice is None or curled.score < min_score or bend_of(curled.lattice) > MAX_BEND:
             continue
         if flat is not None:
             if curled.score <= flat.score + 0.05:
@@ -398,9 +398,9 @@ def _curled(contour: np.ndarray, quad: np.ndarray, probe: np.ndarray) -> GridQua
 def _lattice_fits(pieces: list[np.ndarray], quad: np.ndarray, count: int, enough: int) -> bool:
     """The pieces sit one to a place of an n x n lattice spanned by the quad (not a cut-off part of one)."""
     n = int(round(count**0.5))
-    hmat = cv2.getPerspectiveTransform(quad.astype(np.float32), np.float32([[0, 0], [n, 0], [n, n], [0, n]]))
+    hmat = cv2.getPerspectiveTransform(quad.astype(np.float32), np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32))
     moments = [cv2.moments(c) for c in pieces]
-    centres = np.float32([[m["m10"] / m["m00"], m["m01"] / m["m00"]] for m in moments]).reshape(-1, 1, 2)
+    centres = np.array([[m["m10"] / m["m00"], m["m01"] / m["m00"]] for m in moments], np.float32).reshape(-1, 1, 2)
     uv = cv2.perspectiveTransform(centres, hmat).reshape(-1, 2)
     if (np.abs(uv - np.floor(uv) - 0.5) > 0.3).any():
         return False
@@ -502,7 +502,7 @@ def _smooth_lattice(crossings: dict[tuple[int, int], list[np.ndarray]], per: flo
     first known one ``at`` (row, col) pieces from the grid's top-left): a smooth polynomial of the grid
     coordinates (up to cubic, no higher than the known rows and columns carry), extrapolating the rest."""
     keys = np.array(list(crossings), np.float64)
-    xy = np.float64([np.mean(v, axis=0) for v in crossings.values()])
+    xy = np.array([np.mean(v, axis=0) for v in crossings.values()], np.float64)
     v = (keys[:, 0] - keys[:, 0].min() + at[0]) * per / 9
     u = (keys[:, 1] - keys[:, 1].min() + at[1]) * per / 9
     # a degree needs as many full rows (columns) plus one: a part row would swing the rest of the fit
@@ -538,7 +538,7 @@ def _from_cut_pieces(pieces: list[tuple[float, np.ndarray]], probe: np.ndarray, 
         for i in members:
             if i not in quad_of:
                 quad_of[i] = _quad_from_contour(pieces[i][1])
-        quads = np.float32([quad_of[i] for i in members if quad_of[i] is not None])
+        quads = np.array([quad_of[i] for i in members if quad_of[i] is not None], np.float32)
         ordered = _order_pieces(quads) if len(quads) >= 4 else None
         if ordered is None:
             continue
@@ -688,10 +688,12 @@ def find_grid(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.02
     # the crossings fitted to the lines at full resolution, where the cells will be cut: the outline's
     # corners sit on the border's outer edge, and a curled page's small-scale fit is coarse
     guess = found.crossings() / scale
+    lattice: np.ndarray | None
     lattice, contrast = refine(gray, guess, cell=24, reach=0.2, rounds=1)
     if contrast <= 0:
         lattice = guess if found.lattice is not None else None
     if open_sides:  # refine has no line there to fit
+        assert lattice is not None  # open sides come with a cut grid's fitted crossings
         lattice = extend_sides(lattice, open_sides)
     elif lattice is not None and bend_of(lattice) >= BENT:
         flat = _flatter(gray, lattice)

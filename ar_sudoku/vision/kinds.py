@@ -139,7 +139,7 @@ def _grid_crop(image: np.ndarray, corners: np.ndarray,
     x1, y1 = np.ceil(pts.max(axis=0)).astype(int) + 4
     h, w = image.shape[:2]
     x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
-    off = np.float32([x0, y0])
+    off = np.array([x0, y0], np.float32)
     return (image[y0:y1, x0:x1], np.asarray(corners, np.float32) - off,
             None if lattice is None else np.float32(lattice) - off)
 
@@ -149,8 +149,8 @@ def _square(img: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None, ce
     if lattice is not None:
         return rectify(img, lattice, cell, margin)
     side = 9 * cell
-    dst = np.float32([[margin, margin], [margin + side, margin], [margin + side, margin + side],
-                      [margin, margin + side]])
+    dst = np.array([[margin, margin], [margin + side, margin], [margin + side, margin + side],
+                      [margin, margin + side]], np.float32)
     m = cv2.getPerspectiveTransform(np.float32(corners), dst)
     return cv2.warpPerspective(img, m, (side + 2 * margin,) * 2, flags=cv2.INTER_LINEAR,
                                borderMode=cv2.BORDER_REPLICATE)

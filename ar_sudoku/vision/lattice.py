@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 
 N = 10  # lines each way
-FLAT_UNIT = np.float32([[0, 0], [9, 0], [9, 9], [0, 9]])
+FLAT_UNIT = np.array([[0, 0], [9, 0], [9, 9], [0, 9]], np.float32)
 GRID_UV = np.stack(np.meshgrid(np.arange(10.0), np.arange(10.0)), axis=-1)  # [row, col] -> (u, v)
 
 
@@ -35,7 +35,7 @@ def from_corners(corners: np.ndarray) -> np.ndarray:
 
 
 def corners_of(lattice: np.ndarray) -> np.ndarray:
-    return np.float32([lattice[0, 0], lattice[0, 9], lattice[9, 9], lattice[9, 0]])
+    return np.array([lattice[0, 0], lattice[0, 9], lattice[9, 9], lattice[9, 0]], np.float32)
 
 
 def rotate(lattice: np.ndarray, k: int) -> np.ndarray:
@@ -334,5 +334,5 @@ def extend_sides(lattice: np.ndarray, sides: list[int]) -> np.ndarray:
         known = np.array([i for i in range(N) if i not in ends])
         basis = np.vander(known.astype(np.float64), 4)
         coef = np.linalg.lstsq(basis, view[known].reshape(len(known), -1).astype(np.float64), rcond=None)[0]
-        view[ends] = (np.vander(np.float64(ends), 4) @ coef).reshape(len(ends), N, 2)
+        view[ends] = (np.vander(np.array(ends, np.float64), 4) @ coef).reshape(len(ends), N, 2)
     return lat

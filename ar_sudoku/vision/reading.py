@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 from ar_sudoku.sudoku.rules import SEVERAL, BoardResult, Reading, check_reading, faint_givens
+from ar_sudoku.sudoku.vocabulary import Status, is_empty
 from ar_sudoku.sudoku.written import NAMES, Written, from_kinds, settle
 from ar_sudoku.vision.cells import CELL, cut_cells, turn_cuts, warp_grid
 from ar_sudoku.vision.digits import DigitReader
@@ -239,8 +240,8 @@ def _rough_heights(views: np.ndarray) -> np.ndarray:
     """Each cell's ink height in its model view (half scale): the rows of the cell's interior, clear of its
     grid lines, holding ink in the middle columns. Rough (a stray mark makes a digit taller), but free."""
     m, half = VIEW_MARGIN // 2, VIEW_CELL // 2
-    inner = views[:, m + 3: m + half - 3, m + 6: m + half - 6] > 0.5
-    rows = inner.any(axis=2)
+    inner: np.ndarray = views[:, m + 3: m + half - 3, m + 6: m + half - 6] > 0.5
+    rows = np.asarray(inner.any(axis=2))
     first = rows.argmax(axis=1)
     last = rows.shape[1] - 1 - rows[:, ::-1].argmax(axis=1)
     return np.where(rows.any(axis=1), last - first + 1, 0)
@@ -353,7 +354,7 @@ class EntryOpinion:
         """
         if flat and self._flat is None:
             self._flat = unshade(self.warped)
-        grid = self._flat if flat else self.warped
+        grid = self._flat if flat and self._flat is not None else self.warped
         return [ink_height(cell_region(grid, i)) for i in cells]
 
     def relative_heights(self, kinds: CellKinds, cells: list[int]) -> list[float]:
@@ -378,7 +379,7 @@ class EntryOpinion:
         pieces = [candidate_pieces(cell_region(self.warped, i)) for i in cells]
         crops = [c for cell in pieces for whole, halves in cell for c in (whole, *halves)]
         p = self.kinds.entries.probabilities(np.stack(crops)) if crops else np.zeros((0, 9), np.float32)
-        best, k, out = p.max(axis=1), 0, []
+        best, k, out = p.max(axis=1), 0, list[str]()
         for cell in pieces:  # one model call for them all, then each blob's reading in turn
             digits: set[str] = set()
             if len(cell) == 1:
@@ -433,7 +434,7 @@ def written_part(givens: str, kinds: CellKinds, printed: Reading, solution: str 
         seen |= (kinds.ink > 0) & (p_entry >= 0.5)
     if solution and second is not None:  # a faint or thin entry of the solution's digit, as tall as the page's entries
         faint = [i for i, ch in enumerate(kinds.cells)
-                 if ch == "e" and not seen[i] and givens[i] in ".0" and int(kinds.digits[i]) == int(solution[i])]
+                 if ch == "e" and not seen[i] and is_empty(givens[i]) and int(kinds.digits[i]) == int(solution[i])]
         seen[second.page_sized(kinds, faint, SEEN_ENTRY)] = True
     letters = "".join("." if ch == "e" and not seen[i] else ch for i, ch in enumerate(kinds.cells))
     read = kinds.digits.copy()
@@ -509,7 +510,7 @@ def _settled(result: BoardResult, kinds: CellKinds, sure: float = 0.9) -> BoardR
     if not order:  # nothing written: a printed page keeps its one-of-several solution and the message
         return result
     found = settle(result.givens or "", [(i, str(kinds.digits[i])) for i in order])
-    unsettled = replace(result, status="unsolvable", solution=None,
+    unsettled = replace(result, status=Status.UNSOLVABLE, solution=None,
                         message="the printed givens leave several solutions (a given was probably taken for "
                                 "handwriting) and the entries do not settle it; nothing is checked")
     if found is None:
@@ -535,7 +536,7 @@ def process_image(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
     gray = to_gray(image)
     quad = find_grid(gray)
     if quad is None:
-        return BoardResult("no_grid", message="no Sudoku grid found", ms=(time.perf_counter() - t0) * 1e3)
+        return BoardResult(Status.NO_GRID, message="no Sudoku grid found", ms=(time.perf_counter() - t0) * 1e3)
     corners, reading, bent = read_oriented(gray, quad.corners, reader, quad.lattice if quad.bent else None)
     if bent is not None:
         lattice = bent
@@ -558,17 +559,17 @@ def process_image(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
             # makes a sound puzzle, it is taken as such (a right entry read as a given changes no answer;
             # a wrong one breaks the puzzle, and then the entries are told apart)
             first = check_reading(printed, timeout, overrides=overrides, require_unique=True)
-            if first.status == "solved" and not first.corrected:
+            if first.status == Status.SOLVED and not first.corrected:
                 result = first
     if result is None:
         result = check_reading(reading, timeout, overrides=overrides)
-        if kinds is not None and result.status == "solved" and "several solutions" in result.message:
+        if kinds is not None and result.status == Status.SOLVED and "several solutions" in result.message:
             result = _settled(result, cell_kinds)
     if kinds is None or reading is printed or result.givens == printed.givens:
         result = faint_givens(result, printed if kinds is not None else reading, overrides=overrides)
-    several = result.status == "solved" and result.message == SEVERAL
+    several = result.status == Status.SOLVED and result.message == SEVERAL
     if unreadable and several:  # the cells glare hides are needed: say which, draw nothing
-        result = replace(result, status="unsolvable", solution=None,
+        result = replace(result, status=Status.UNSOLVABLE, solution=None,
                          message=f"{', '.join(NAMES[i] for i in unreadable)} unreadable (glare?); the cells "
                                  "that can be read leave several solutions")
     message = result.message
@@ -581,5 +582,6 @@ def process_image(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
         clashes = written.clashes(result.givens)
         if clashes:
             message = "; ".join(filter(None, [message, "written: " + "; ".join(clashes[:3])]))
-    return BoardResult(result.status, corners, result.givens, result.confidence, result.solution,
-                       message, (time.perf_counter() - t0) * 1e3, result.corrected, lattice, written, unreadable)
+    return BoardResult(result.status, corners=corners, givens=result.givens, confidence=result.confidence,
+                       solution=result.solution, message=message, ms=(time.perf_counter() - t0) * 1e3,
+                       corrected=result.corrected, lattice=lattice, written=written, unreadable=unreadable)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from ar_sudoku.sudoku.vocabulary import is_empty
 from ar_sudoku.vision.render import BLACK, draw_grid_lines, put_centered
 
 
@@ -21,7 +22,7 @@ def page(puzzle: str, cell: int = 60, margin: int = 90, seed: int = 0) -> tuple[
     img = np.full((h, w, 3), 245, np.uint8)
     x0, y0 = margin, margin + cell // 2
     for i, ch in enumerate(puzzle):
-        if ch not in ".0":
+        if not is_empty(ch):
             r, c = divmod(i, 9)
             put_centered(img, ch, (x0 + (c + 0.5) * cell, y0 + (r + 0.5) * cell), cell * 0.55, BLACK)
     draw_grid_lines(img, (x0, y0), cell)
@@ -32,7 +33,7 @@ def page(puzzle: str, cell: int = 60, margin: int = 90, seed: int = 0) -> tuple[
             wl = int(rng.integers(20, 70))
             cv2.rectangle(img, (xs, y), (min(w - 20, xs + wl), y + 8), (90, 90, 90), -1)
             xs += wl + 12
-    corners = np.float32([[x0, y0], [x0 + side, y0], [x0 + side, y0 + side], [x0, y0 + side]])
+    corners = np.array([[x0, y0], [x0 + side, y0], [x0 + side, y0 + side], [x0, y0 + side]], np.float32)
     return img, corners
 
 
@@ -67,11 +68,11 @@ def quad(center: tuple[float, float], size: float, angle_deg: float = 0.0, tilt:
     a = np.deg2rad(angle_deg)
     rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]], np.float32)
     s = size / 2
-    pts = np.float32([[-s * (1 - tilt), -s], [s * (1 - tilt), -s], [s * (1 + tilt), s], [-s * (1 + tilt), s]])
-    return (pts @ rot.T + np.float32(center)).astype(np.float32)
+    pts = np.array([[-s * (1 - tilt), -s], [s * (1 - tilt), -s], [s * (1 + tilt), s], [-s * (1 + tilt), s]], np.float32)
+    return (pts @ rot.T + np.array(center, np.float32)).astype(np.float32)
 
 
-FLAT_UNIT = np.float32([[0, 0], [9, 0], [9, 9], [0, 9]])  # grid coordinates: one unit per cell
+FLAT_UNIT = np.array([[0, 0], [9, 0], [9, 9], [0, 9]], np.float32)  # grid coordinates: one unit per cell
 
 
 def bend(image: np.ndarray, corners: np.ndarray, bow: float, lean: float = 0.0, axis: int = 0,
@@ -93,16 +94,16 @@ def bend(image: np.ndarray, corners: np.ndarray, bow: float, lean: float = 0.0, 
     corners = np.float32(corners).reshape(4, 2)
     if size is not None:
         h0, w0 = image.shape[:2]
-        corners = corners * np.float32([size[0] / w0, size[1] / h0])
+        corners = corners * np.array([size[0] / w0, size[1] / h0], np.float32)
         if points is not None:
-            points = np.float32(points) * np.float32([size[0] / w0, size[1] / h0])
+            points = np.array(points, np.float32) * np.array([size[0] / w0, size[1] / h0], np.float32)
         image = cv2.resize(image, size, interpolation=cv2.INTER_AREA if size[0] < w0 else cv2.INTER_CUBIC)
     h, w = image.shape[:2]
     grid = cv2.getPerspectiveTransform(FLAT_UNIT, corners)  # grid units -> picture
     centre = corners.mean(axis=0)
     # the page turning away: the side beyond the bow's axis shrinks towards the centre
-    far = np.float32([[1 - lean, 1], [1 - lean, 1], [1 + lean, 1], [1 + lean, 1]]) if axis == 0 else \
-        np.float32([[1 - lean, 1 - lean], [1 + lean, 1 + lean], [1 + lean, 1 + lean], [1 - lean, 1 - lean]])
+    far = np.array([[1 - lean, 1], [1 - lean, 1], [1 + lean, 1], [1 + lean, 1]], np.float32) if axis == 0 else \
+        np.array([[1 - lean, 1 - lean], [1 + lean, 1 + lean], [1 + lean, 1 + lean], [1 - lean, 1 - lean]], np.float32)
     leaned = (corners - centre) * far[:, ::-1] + centre if axis == 0 else (corners - centre) * far + centre
     turn = cv2.getPerspectiveTransform(corners, np.float32(leaned))
     cam = turn if camera is None else np.asarray(camera, np.float64) @ turn

@@ -20,8 +20,8 @@ import cv2
 import numpy as np
 
 SIDE = 9.0  # flat grid coordinates: one unit per cell
-FLAT_CORNERS = np.float32([[0, 0], [SIDE, 0], [SIDE, SIDE], [0, SIDE]])
-FLAT_POINTS = np.float32([[x, y] for y in range(10) for x in range(10)])
+FLAT_CORNERS = np.array([[0, 0], [SIDE, 0], [SIDE, SIDE], [0, SIDE]], np.float32)
+FLAT_POINTS = np.array([[x, y] for y in range(10) for x in range(10)], np.float32)
 LK = {
     "winSize": (21, 21),
     "maxLevel": 3,
@@ -91,7 +91,7 @@ class GridTracker:
         # does, not the frame's (LK's own pyramids and gradients are most of its time)
         x0, y0, x1, y1 = _around(np.concatenate([p0, guess]).reshape(-1, 2), w, h)
         prev, cur = self.prev[y0:y1, x0:x1], gray[y0:y1, x0:x1]
-        origin = np.float32([x0, y0])
+        origin = np.array([x0, y0], np.float32)
         p1, st, _ = cv2.calcOpticalFlowPyrLK(prev, cur, p0 - origin, guess - origin,
                                              flags=cv2.OPTFLOW_USE_INITIAL_FLOW, **LK)
         if p1 is None:

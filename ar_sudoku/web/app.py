@@ -49,8 +49,10 @@ import ar_sudoku
 from ar_sudoku.ar.marks import MODES, Marks, Mode, plan_marks
 from ar_sudoku.ar.photo import PhotoAnalysis, analyse, annotate
 from ar_sudoku.ar.session import ARSession, FrameResult
+from ar_sudoku.cli.records import frame_json, photo_json
 from ar_sudoku.errors import ArSudokuError
 from ar_sudoku.sudoku.solver import PuzzleFormatError, count_solutions, parse_line, solve
+from ar_sudoku.sudoku.vocabulary import Status
 from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.kinds import KindReader
 from ar_sudoku.web.upload import UploadError, decode_upload, frame_array, parse_sets
@@ -189,7 +191,7 @@ class WebApp:
         show = str(form.get("show") or "answer")
         if show not in MODES:
             raise UploadError(400, f"show={show[:20]!r}: one of {', '.join(MODES)}")
-        return overrides, show  # type: ignore[return-value]
+        return overrides, show
 
     def _analyse(self, data: bytes, overrides: dict[int, int], show: Mode,
                  full: bool) -> tuple[PhotoAnalysis, Any]:
@@ -214,7 +216,7 @@ class WebApp:
             return error(exc.status, exc.message)
         except ClientDisconnect:  # gone before the upload ended: nobody to answer
             return Response(status_code=400)
-        obj = done.to_json(name)
+        obj = photo_json(done, name)
         if str(form.get("marks") or "") in ("1", "true", "yes"):
             obj["marks"] = marks_json(done.marks)
         total = (time.perf_counter() - t0) * 1e3
@@ -247,11 +249,11 @@ class WebApp:
         res = solve(board, self.cfg.timeout)
         obj: dict[str, Any] = {"givens": givens, "solution": res.solution, "status": res.status, "message": "",
                                "corners": None, "lattice": None, "marks": None}
-        if res.status == "solved" and res.solution:
+        if res.status == Status.SOLVED and res.solution:
             if count_solutions(board, 2, self.cfg.timeout).count > 1:
                 obj["message"] = "several solutions: one is shown; type more of the puzzle's digits"
             obj["marks"] = marks_json(plan_marks(show, givens, res.solution))
-        elif res.status != "solved":
+        elif res.status != Status.SOLVED:
             obj["message"] = res.message
         return obj
 
@@ -305,7 +307,7 @@ class WebApp:
         except UploadError as exc:
             return {"type": "frame", "error": exc.message}
         result: FrameResult = session.step(frame)
-        obj = result.to_json()
+        obj = frame_json(result)
         obj.update(type="frame", marks=marks_json(result.marks), mode=session.mode,
                    size=[frame.shape[1], frame.shape[0]], server_ms=round((time.perf_counter() - t0) * 1e3, 2))
         return obj

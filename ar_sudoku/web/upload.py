@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ar_sudoku.io.images import ImageError, Photo, decode_image, jpeg_size, webp_size
+from ar_sudoku.sudoku.vocabulary import is_empty
 
 SET_RE = re.compile(r"^r([1-9])c([1-9])=([0-9.])$", re.IGNORECASE)
 
@@ -86,7 +87,7 @@ def parse_sets(items: list[str]) -> dict[int, int]:
         if not m:
             raise UploadError(400, f"set={item[:40]!r}: expected rRcC=D, e.g. r3c5=7 (0 clears the cell)")
         r, c, d = int(m[1]), int(m[2]), m[3]
-        out[(r - 1) * 9 + c - 1] = 0 if d in "0." else int(d)
+        out[(r - 1) * 9 + c - 1] = 0 if is_empty(d) else int(d)
     return out
 
 

@@ -226,7 +226,7 @@
   const SAY = {
     solved: "solved",
     invalid: "two cells in a row, column or box hold the same digit (marked in red): tap one and fix it",
-    no_solution: "these digits leave no solution: a cell was probably misread; tap it and fix it",
+    typed_unsolvable: "these digits leave no solution: a cell was probably misread; tap it and fix it",
     unsolvable: "the digits as read cannot be settled: tap a misread cell and fix it",
     timeout: "no solution found in time: check the digits as read",
     no_grid: "no Sudoku grid found in this photo: type the puzzle into the empty grid below (tap a cell, " +
@@ -278,7 +278,8 @@
     const parts = [];
     const status = blank && state.sets.size && r.typed ? r.status : (state.base && state.base.status === "no_grid"
       ? "no_grid" : r.status);
-    parts.push(`${r.typed && !state.file ? "your puzzle" : r.path}: ${SAY[status] || status.replace("_", " ")}`);
+    const said = r.typed && status === "unsolvable" ? SAY.typed_unsolvable : SAY[status];  // typed: nothing was read
+    parts.push(`${r.typed && !state.file ? "your puzzle" : r.path}: ${said || status.replace("_", " ")}`);
     if (r.message && status !== "invalid") parts.push(r.message);
     if (marks.text) parts.push(marks.text);
     if (r.ms !== undefined) parts.push(`${r.ms.toFixed(0)} ms on the server`);

@@ -1,0 +1,138 @@
+"""The live session's state machine is its table: every row walked, the docstring the table, one assignment."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import EASY, EASY_SOLUTION
+
+from ar_sudoku.ar import machine, session
+from ar_sudoku.ar.machine import ROWS, STATES, TABLE, Action, Event, State
+from ar_sudoku.ar.session import ARSession, SessionConfig
+from ar_sudoku.ar.solve_worker import SolveWorker
+from ar_sudoku.sudoku.rules import BoardResult
+from ar_sudoku.sudoku.vocabulary import Status
+from ar_sudoku.vision.synth import background, page, place, quad
+
+ROW_PAIRS = [(source, row.event) for row in ROWS for source in row.sources]
+
+
+@pytest.fixture(scope="module")
+def worker():
+    with SolveWorker() as w:
+        yield w
+
+
+@pytest.fixture
+def fresh(reader, worker):
+    with ARSession(reader, worker) as s:
+        yield s
+
+
+def _ids(pair):
+    return f"{pair[0].value}-{pair[1].name.lower()}"
+
+
+@pytest.mark.parametrize("pair", ROW_PAIRS, ids=[_ids(p) for p in ROW_PAIRS])
+def test_every_row_of_the_table_moves_the_session_and_runs_its_action(fresh, pair):
+    source, event = pair
+    target, action = TABLE[pair]
+    s = fresh
+    s.state = source  # the test puts the session in the row's state; the session itself never does this
+    s.board.givens, s.board.votes = EASY, ["a vote"]
+    s.board.since_read = 1
+    taken = []
+    s._take_entries = lambda: taken.append(True)  # noqa: B023 - the spy for TAKE_ENTRIES
+    result = BoardResult(Status.SOLVED, givens=EASY, solution=EASY_SOLUTION)
+    s._fire(event, result)
+    assert s.state is target
+    forgotten = s.board.givens is None and s.board.votes == []
+    assert forgotten == (action in (Action.FORGET, Action.LOSE))  # LOSE forgets a board that was read
+    assert (s.board.result is result) == (action is Action.SETTLE)
+    assert bool(taken) == (action is Action.TAKE_ENTRIES)
+    assert (s.board.since_read == s.cfg.recheck_every - 2) == (action is Action.RECHECK_SOON)
+
+
+def test_losing_a_board_not_yet_read_keeps_its_votes_for_its_return(fresh):
+    fresh.state = State.READING
+    fresh.board.votes = ["a vote"]
+    fresh._fire(Event.LOST)
+    assert fresh.state is State.SEARCHING and fresh.board.votes == ["a vote"]
+
+
+def test_an_event_without_a_row_is_an_error_not_a_silent_no_op(fresh):
+    missing = [(s, e) for s in STATES for e in Event if (s, e) not in TABLE]
+    assert (State.SOLVED, Event.FOUND) in missing and (State.SEARCHING, Event.SUBMITTED) in missing
+    fresh.state = State.SOLVED
+    with pytest.raises(KeyError):
+        fresh._fire(Event.FOUND)
+
+
+def test_the_docstring_shows_the_table_the_code_uses():
+    doc = " ".join(session.__doc__.split())
+    assert " ".join(machine.table_text().split()) in doc
+    for row in ROWS:  # and every row says where it goes
+        assert row.event.value in doc and row.target.value in doc
+
+
+def test_the_transitions_that_were_missing_from_the_old_docstring_are_rows():
+    assert TABLE[State.SOLVED, Event.CORRECTED] == (State.SOLVING, Action.NONE)  # a user's correction
+    assert TABLE[State.READING, Event.CACHED_SOLVED] == (State.SOLVED, Action.SETTLE)  # a cache hit in _submit
+
+
+def test_the_state_is_assigned_in_one_place():
+    """Only ``_fire`` assigns ``self.state`` (the class default is the start state)."""
+    tree = ast.parse(Path(session.__file__).read_text(encoding="utf-8"))
+    where = [f.name for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) for node in ast.walk(f)
+             if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign)
+             for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+             for sub in ast.walk(t) if isinstance(sub, ast.Attribute) and sub.attr == "state"]
+    assert where == ["_fire"]
+
+
+def test_no_function_of_the_session_or_its_parts_is_over_fifty_lines():
+    for module in ("session", "locator", "ledger", "machine"):
+        path = Path(session.__file__).with_name(f"{module}.py")
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        long = [f"{f.name}: {f.end_lineno - f.lineno + 1}" for f in ast.walk(tree)
+                if isinstance(f, ast.FunctionDef) and f.end_lineno - f.lineno + 1 > 50]
+        assert not long, f"{module}: {long}"
+
+
+def _frame(puzzle: str) -> np.ndarray:
+    return place(*page(puzzle, seed=1), quad((480, 270), 380, 0, 0.0), background((960, 540), 3), 0.6)
+
+
+def test_a_correction_on_a_solved_board_solves_it_again_and_a_known_board_comes_back_solved(reader):
+    """On real frames: solved -> solving on a user's correction; lost and found again, the cached
+    solution takes the board straight from reading to solved, with no solve in between."""
+    frame, empty = _frame(EASY), background((960, 540), 3)
+    states = []
+    with ARSession(reader, config=SessionConfig(solve_lag=1)) as s:
+        fired = s._fire
+
+        def spy(event, result=None):
+            before = s.state
+            fired(event, result)
+            states.append((before, event, s.state))
+
+        s._fire = spy
+        results = [s.step(frame) for _ in range(8)]
+        assert results[-1].status == "solved" and results[-1].solution == EASY_SOLUTION
+        blank = EASY.index(".")
+        s.set_override(blank, int(EASY_SOLUTION[blank]))
+        assert states[-1] == (State.SOLVED, Event.CORRECTED, State.SOLVING)
+        s.clear_overrides()
+        for _ in range(3):
+            s.step(empty)
+        states.clear()
+        back = [s.step(frame) for _ in range(8)]
+    assert back[-1].solution == EASY_SOLUTION
+    events = [e for _, e, _ in states]
+    assert Event.CACHED_SOLVED in events and Event.SUBMITTED not in events and Event.SOLVED not in events
+    assert all(to is not State.SOLVING for _, _, to in states)
+    assert re.fullmatch(r"[1-9]{81}", back[-1].solution)
