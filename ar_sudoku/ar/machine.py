@@ -10,16 +10,15 @@ shows them; a test checks that the two agree, and another walks every row.
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 
-from ar_sudoku.sudoku.vocabulary import Status
+from ar_sudoku.sudoku.vocabulary import Status, StrEnum
 
 State = Status  # the live states are statuses: the JSON, the web page and the photo path share the words
 STATES = (State.SEARCHING, State.READING, State.SOLVING, State.UNSOLVABLE, State.SOLVED, State.SUSPECT)
 
 
-class Event(enum.StrEnum):
+class Event(StrEnum):
     """What happened on a frame (or to the user's corrections) that can move the session."""
 
     FOUND = "board found"
@@ -38,7 +37,7 @@ class Event(enum.StrEnum):
     DIFFERS_MUCH = "re-read differs twice over"
 
 
-class Action(enum.StrEnum):
+class Action(StrEnum):
     """What the session does on a transition, besides changing its state."""
 
     NONE = "-"

@@ -8,6 +8,17 @@ and a new word has to be added here, where a type checker sees every use.
 from __future__ import annotations
 
 import enum
+import sys
+
+if sys.version_info >= (3, 11):
+    from enum import StrEnum
+else:  # Python 3.10: the same, by hand (str() and format() give the value)
+
+    class StrEnum(str, enum.Enum):
+        """An enum whose members are their own strings."""
+
+        def __str__(self) -> str:
+            return str.__str__(self)
 
 EMPTY = ".0"  # the characters a board's text uses for an empty cell: "." (and "0", as many files write it)
 
@@ -17,7 +28,7 @@ def is_empty(ch: str) -> bool:
     return ch in EMPTY
 
 
-class Status(enum.StrEnum):
+class Status(StrEnum):
     """A board's status: the outcome of a picture or a solve, or where the live session stands.
 
     A picture or a solve ends ``solved``, ``unsolvable`` (no solution, or several where one is needed),
