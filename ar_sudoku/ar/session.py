@@ -22,7 +22,7 @@ lives in ``ARSession`` and nowhere else::
     any          -                           board lost                   SEARCHING
     any          -                           tracking slipped, other grid READING (new board)
 
-Two checks guard the drawing in SOLVED: a 0.2 ms test every frame that the
+Two checks guard the drawing in SOLVED: a cheap test every frame that the
 inked cells still match the givens (a swapped puzzle or a hand over the page
 stops the drawing at once), and the periodic full re-read that confirms a
 different puzzle. A solution is never drawn on a puzzle it does not belong to.

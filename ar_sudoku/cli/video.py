@@ -84,9 +84,8 @@ def core_for_the_recording(recording: bool) -> Iterator[None]:
 
     On two cores that means no pool at all. Its worker, woken for each parallel call and
     spinning after it, took the second core from the encoder and the decoder when they needed
-    it: a 720p headless recording ran at 89% of a plain run's fps with the pool and at 93-94%
-    without (``scripts/bench_live.py --recording-only``), and kept 1.5 cores busy instead of 1.67.
-    A plain run keeps every core.
+    it, so a recording ran measurably slower with the pool than without
+    (``scripts/bench_live.py --recording-only``). A plain run keeps every core.
     """
     if not recording:
         yield
