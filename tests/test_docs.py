@@ -52,3 +52,31 @@ def test_no_comment_or_docstring_under_the_package_quotes_a_timing_a_frame_rate_
     found = [f for path in sorted(PACKAGE.rglob("*.py")) for f in figures_in(path)]
     assert not found, "figures belong in docs/benchmarks.md (scripts/bench_all.py), not in comments:\n" + \
         "\n".join(found)
+
+
+def test_the_readme_is_short_enough_to_read():
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) < README_LINES, f"README.md has {len(lines)} lines; move details to docs/"
+
+
+def test_every_local_link_in_the_readme_and_docs_leads_to_a_file():
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "scripts" / "README.md"]
+    broken = []
+    for page in pages:
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", page.read_text(encoding="utf-8")):
+            if "://" not in target and not (page.parent / target).exists():
+                broken.append(f"{page.relative_to(ROOT)} -> {target}")
+    assert not broken, "\n".join(broken)
+
+
+def test_the_readme_headline_figures_name_their_date_machine_and_record():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    head = text[text.index("## Figures"):]
+    head = head[: head.find("\n## ", 4)]
+    assert "docs/benchmarks.md" in head and "scripts/bench_all.py" in head
+    assert re.search(r"\d{4}-\d\d-\d\d", head), "the date the figures were measured on"
+    assert "CPU" in head or "cores" in head
+    record = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    assert "do not edit by hand" in record.lower() and "python scripts/bench_all.py" in record
+    for field in ("Date (UTC)", "CPU", "Python", "numpy", "opencv", "onnxruntime", "av", "commit"):
+        assert field in record, field
