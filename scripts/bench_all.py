@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
@@ -43,7 +44,14 @@ README_END = "<!-- bench_all:end -->"
 PACKAGES = (("numpy", "numpy"), ("opencv", "opencv-python", "opencv-python-headless", "opencv-contrib-python"),
             ("onnxruntime", "onnxruntime"), ("av", "av"))
 
-Headline = tuple[str, str]  # (what, figure)
+
+
+class Headline(NamedTuple):
+    """A figure picked out of a benchmark's output for the table at the top (and the README's, if ``readme``)."""
+
+    what: str
+    figure: str
+    readme: bool = True
 
 
 @dataclass
@@ -79,11 +87,12 @@ def pick_photos(out: str) -> list[Headline]:
     rows = []
     m = _search(r"held-out validation: (\d+) photos.*?fully correct\s+(\d+/\d+)", out)
     if m:
-        rows.append(("printed photos of held-out puzzles read fully right", m.group(2)))
+        rows.append(Headline("printed photos of held-out puzzles read fully right", m.group(2)))
     m = _search(r"all: (\d+) photos.*?fully correct\s+(\d+/\d+).*?ms per photo\s+median ([\d.]+)", out)
     if m:
-        rows.append(("all printed photos read fully right", m.group(2)))
-        rows.append(("time a printed photo in one process (grid, cells, models, rules)", f"median {m.group(3)} ms"))
+        rows.append(Headline("all printed photos read fully right", m.group(2), readme=False))
+        rows.append(Headline("time a printed photo in one process (grid, cells, models, rules)",
+                             f"median {m.group(3)} ms", readme=False))
     return rows
 
 
@@ -93,11 +102,11 @@ def pick_live(out: str) -> list[Headline]:
     wrong = _search(r"wrong or misplaced solution drawn: (\d+)", out)
     corners = _search(r"corner error vs truth.*?median ([\d.]+) px", out)
     if lock and wrong and corners:
-        rows.append(("live loop on the sample (720p): lock, frames with a wrong solution, corner error",
+        rows.append(Headline("live loop on the sample (720p): lock, frames with a wrong solution, corner error",
                      f"{lock.group(1)} frames; {wrong.group(1)}; median {corners.group(1)} px"))
     m = _search(r"headless ([\d.]+) fps, with --output \.mp4 ([\d.]+) fps -> recording at (\d+)% of headless", out)
     if m:
-        rows.append(("recording an .mp4 against headless, whole process (720p sample)",
+        rows.append(Headline("recording an .mp4 against headless, whole process (720p sample)",
                      f"{m.group(3)}% ({m.group(2)} vs {m.group(1)} fps)"))
     return rows
 
@@ -107,7 +116,7 @@ def pick_frame(out: str) -> list[Headline]:
     draws = [float(x) for x in re.findall(r"draw ([\d.]+) ms", out)]
     if not steps or not draws:
         return []
-    return [("a tracked, solved 720p frame: session step, overlay",
+    return [Headline("a tracked, solved 720p frame: session step, overlay",
              f"median {statistics.median(steps):.1f} ms, {statistics.median(draws):.2f} ms")]
 
 
@@ -116,10 +125,10 @@ def pick_solver(out: str) -> list[Headline]:
     top = _search(r"^top95\s+\d+\s+([\d.]+)", out, re.M)
     wrong = _search(r"all solutions checked: (\d+) wrong", out)
     if top and wrong:
-        rows.append(("solver, top95 (hard puzzles)", f"mean {top.group(1)} ms, {wrong.group(1)} wrong"))
+        rows.append(Headline("solver, top95 (hard puzzles)", f"mean {top.group(1)} ms, {wrong.group(1)} wrong"))
     imp = _search(r"^impossible\s+\d+\s+([\d.]+)", out, re.M)
     if imp:
-        rows.append(("Norvig's \"impossible\" puzzle proved unsolvable", f"{imp.group(1)} ms"))
+        rows.append(Headline("Norvig's \"impossible\" puzzle proved unsolvable", f"{imp.group(1)} ms", readme=False))
     return rows
 
 
@@ -128,41 +137,57 @@ def pick_hints(out: str) -> list[Headline]:
     wrong = [int(x) for x in re.findall(r"^\S+\s+\d+\s+[\d.]+%\s+[\d.]+\s+[\d.]+\s+(\d+)", out, re.M)]
     if not shares:
         return []
-    return [("hints: puzzles solved by named techniques alone",
+    return [Headline("hints: puzzles solved by named techniques alone",
              ", ".join(f"{k} {v}" for k, v in shares.items()) + f"; {sum(wrong)} wrong steps")]
 
 
 def pick_resolution(out: str) -> list[Headline]:
     m = _search(r"4K / 720p pipeline time per frame, per round: (.*?) \(", out)
-    return [("4K against 720p, pipeline time a frame", m.group(1))] if m else []
+    return [Headline("4K against 720p, pipeline time a frame", m.group(1), readme=False)] if m else []
 
 
 def pick_bent(out: str) -> list[Headline]:
     rows = [f"bow {m.group(1)}: {m.group(2)}" for m in re.finditer(r"bow (\d+%): .*?read fully right (\d+/\d+)", out)]
-    return [("curled photos (held-out, bent by a known mapping) read fully right", "; ".join(rows))] if rows else []
+    return [Headline("curled photos (held-out, bent by a known mapping) read fully right", "; ".join(rows))] \
+        if rows else []
 
 
 def pick_bent_video(out: str) -> list[Headline]:
     m = _search(r"overlay right on \d+ \(([\d.]+%)\), wrong on (\d+); lattice error median ([\d.]+) px", out)
-    return [("a curled page moving in video: overlay right, wrong, crossings' error",
-             f"{m.group(1)} of eligible frames, {m.group(2)}, median {m.group(3)} px")] if m else []
+    return [Headline("a curled page moving in video: overlay right, wrong, crossings' error",
+             f"{m.group(1)} of eligible frames, {m.group(2)}, median {m.group(3)} px", readme=False)] if m else []
 
 
 def pick_written(out: str) -> list[Headline]:
+    rows = []
     m = _search(r"HELD-OUT handwritten photos: (\d+) photos\s+cell-state accuracy \(11-class\)\s+([\d.]+%)"
                 r".*?solution agrees\s+(\d+/\d+)", out)
-    return [("handwritten 12 MP photos of held-out puzzles: solution agrees, cell state right",
-             f"{m.group(3)}, {m.group(2)}")] if m else []
+    if m:
+        rows.append(Headline("handwritten 12 MP photos of held-out puzzles: solution agrees, cell state right",
+                     f"{m.group(3)}, {m.group(2)}"))
+    m = _search(r"HELD-OUT mixed photos: split exact \(givens and entries\) (\d+/\d+)", out)
+    if m:
+        rows.append(Headline("photos written on in pen (held-out): givens and entries split exactly", m.group(1),
+                             readme=False))
+    return rows
+
+
+def pick_entries(out: str) -> list[Headline]:
+    m = _search(r"all held-out: (\d+) entry cells.*?\(c\) product\s+([\d.]+)", out)
+    return [Headline(f"handwritten entries (held-out, {m.group(1)} cells): digit read right by both readers",
+                     f"{100 * float(m.group(2)):.2f}%", readme=False)] if m else []
+
+
+def pick_encoder(out: str) -> list[Headline]:
+    m = _search(r"\(shipped\)\s+([\d.]+) ms a frame\s+([\d.]+) kB a frame\s+([\d.]+) dB", out)
+    return [Headline("x264 as recordings use it (720p, one core): CPU a frame, size, PSNR",
+             f"{m.group(1)} ms, {m.group(2)} kB, {m.group(3)} dB", readme=False)] if m else []
 
 
 def pick_mistakes(out: str) -> list[Headline]:
     m = _search(r"found (\d+/\d+) \(([\d.]+%)\); false alarms (\d+)", out)
-    return [("planted mistakes found (two written cells swapped), false alarms",
+    return [Headline("planted mistakes found (two written cells swapped), false alarms",
              f"{m.group(1)} ({m.group(2)}), {m.group(3)}")] if m else []
-
-
-def pick_nothing(out: str) -> list[Headline]:
-    return []
 
 
 BENCHES = (
@@ -175,12 +200,12 @@ BENCHES = (
           data=False),
     Bench("resolution", "720p against 4K", "bench_resolution.py", ["--rounds", "2"], None, pick_resolution,
           data=False),
-    Bench("encoder", "x264 settings for recordings", "bench_encoder.py", [], None, pick_nothing, data=False),
+    Bench("encoder", "x264 settings for recordings", "bench_encoder.py", [], None, pick_encoder, data=False),
     Bench("bent", "Curled photos", "eval_bent.py", [], None, pick_bent),
     Bench("bent_video", "A curled page in video", "eval_bent_video.py", [], None, pick_bent_video, data=False),
     Bench("written", "Handwritten photos, full pipeline", "eval_written.py",
           ["--reader", "pipeline_reader:read_cells", "--skip-all"], None, pick_written),
-    Bench("entries", "Handwritten entries: the two digit readers", "eval_entries.py", [], None, pick_nothing),
+    Bench("entries", "Handwritten entries: the two digit readers", "eval_entries.py", [], None, pick_entries),
     Bench("mistakes", "Planted mistakes", "eval_mistakes.py", [], None, pick_mistakes),
 )
 
@@ -232,11 +257,11 @@ def image_json(title: str, photos: list[Path], shown_photos: str, jobs: str | No
         else r.output[-2000:]
     r.headlines = []
     if ms:
-        r.headlines.append((title, f"median {statistics.median(ms):.1f} ms a photo; {r.seconds:.1f} s for "
+        r.headlines.append(Headline(title, f"median {statistics.median(ms):.1f} ms a photo; {r.seconds:.1f} s for "
                                    f"{len(ms)} (whole process)"))
         if count_mistakes:
-            r.headlines.append((f"mistakes claimed on the {len(ms)} handwritten photos (every written digit there "
-                                "is right)", str(mistakes)))
+            r.headlines.append(Headline(f"mistakes claimed on the {len(ms)} handwritten photos (every written "
+                                        "digit there is right)", str(mistakes)))
     return r
 
 
@@ -338,8 +363,8 @@ def record(machine: Machine, runs: list[Run], quick: bool, total: float, argv: l
         "|---|---|---|",
     ]
     for r in runs:
-        for what, figure in r.headlines:
-            lines.append(f"| {what} | {figure} | `{r.shown}` |")
+        for h in r.headlines:
+            lines.append(f"| {h.what} | {h.figure} | `{r.shown}` |")
     lines += [
         "",
         "Robustness (our photos degraded as a camera in a room degrades them, 12 conditions) has its own",
@@ -357,7 +382,7 @@ def record(machine: Machine, runs: list[Run], quick: bool, total: float, argv: l
 
 
 def readme_block(machine: Machine, runs: list[Run], quick: bool) -> str:
-    rows = [f"| {what} | {figure} |" for r in runs for what, figure in r.headlines]
+    rows = [f"| {h.what} | {h.figure} |" for r in runs for h in r.headlines if h.readme]
     return "\n".join([
         README_START,
         f"Measured {machine.date[:10]}{' (a --quick run)' if quick else ''} on {machine.cpu}, {machine.cores} "
