@@ -24,21 +24,18 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import time
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from photos import DEFAULT_DIR, is_validation, load  # noqa: E402
-
-from ar_sudoku.vision.digits import DigitReader  # noqa: E402
-from ar_sudoku.vision.grid import find_grid, to_gray  # noqa: E402
-from ar_sudoku.vision.lattice import GRID_UV, from_corners, refine, rotate  # noqa: E402
-from ar_sudoku.vision.reading import process_image  # noqa: E402
-from ar_sudoku.vision.synth import bend  # noqa: E402
+from ar_sudoku.vision.digits import DigitReader
+from ar_sudoku.vision.grid import find_grid, to_gray
+from ar_sudoku.vision.lattice import GRID_UV, from_corners, refine, rotate
+from ar_sudoku.vision.reading import process_image
+from ar_sudoku.vision.synth import bend
+from photos import DEFAULT_DIR, is_validation, load
 
 SIZE = (1280, 960)
 TRUTH = Path(__file__).resolve().parent / "data" / "bent_truth.json"

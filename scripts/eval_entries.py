@@ -29,11 +29,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from train_cells import HELD_OUT, hw_photos, jitter, sudoku_photos  # noqa: E402
-
-from ar_sudoku.vision.entries import EntryReader, entry_crops  # noqa: E402
-from ar_sudoku.vision.kinds import KindReader, cell_views, warp_views_grid  # noqa: E402
+from ar_sudoku.vision.entries import EntryReader, entry_crops
+from ar_sudoku.vision.kinds import KindReader, cell_views, warp_views_grid
+from train_cells import HELD_OUT, hw_photos, jitter, sudoku_photos
 
 METHODS = ("kinds", "entries", "product")
 # the cell-kind model's known confusions of handwritten digits (either direction)

@@ -18,18 +18,14 @@ as ``ar-sudoku image --json`` reads it.
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 
 import cv2
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from train_cells import sudoku_photos  # noqa: E402
-
-from ar_sudoku.vision.digits import DigitReader  # noqa: E402
-from ar_sudoku.vision.kinds import KindReader  # noqa: E402
-from ar_sudoku.vision.reading import process_image  # noqa: E402
+from ar_sudoku.vision.digits import DigitReader
+from ar_sudoku.vision.kinds import KindReader
+from ar_sudoku.vision.reading import process_image
+from train_cells import sudoku_photos
 
 CELL = 64
 

@@ -20,12 +20,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from photos import DEFAULT_DIR, held_out_puzzles, load  # noqa: E402
-
-from ar_sudoku.vision.digits import DigitReader  # noqa: E402
-from ar_sudoku.vision.kinds import KindReader  # noqa: E402
-from ar_sudoku.vision.reading import process_image  # noqa: E402
+from ar_sudoku.vision.digits import DigitReader
+from ar_sudoku.vision.kinds import KindReader
+from ar_sudoku.vision.reading import process_image
+from photos import DEFAULT_DIR, held_out_puzzles, load
 
 
 def corner_error(found, truth) -> float | None:

@@ -45,14 +45,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from eval_written import state11, truth_strings  # noqa: E402
-from photos import DEFAULT_DIR, held_out_puzzles, is_validation, load  # noqa: E402
-from train_cells import HELD_OUT, hw_photos, mixed_turn  # noqa: E402
-
-from ar_sudoku.ar.photo import analyse  # noqa: E402
-from ar_sudoku.cli.records import photo_json  # noqa: E402
-from ar_sudoku.io.images import decode_image  # noqa: E402
+from ar_sudoku.ar.photo import analyse
+from ar_sudoku.cli.records import photo_json
+from ar_sudoku.io.images import decode_image
+from eval_written import state11, truth_strings
+from photos import DEFAULT_DIR, held_out_puzzles, is_validation, load
+from train_cells import HELD_OUT, hw_photos, mixed_turn
 
 ROOT = Path(__file__).resolve().parents[1]
 CAMERA_QUALITY = 90  # what a phone or webcam writes

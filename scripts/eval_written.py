@@ -29,16 +29,13 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 import cv2
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from train_cells import HELD_OUT, Sample, hw_photos, set_geometry, sudoku_photos  # noqa: E402
-
-from ar_sudoku.sudoku.rules import check_reading  # noqa: E402
-from ar_sudoku.vision.kinds import CellKinds, KindReader, cell_views  # noqa: E402
+from ar_sudoku.sudoku.rules import check_reading
+from ar_sudoku.vision.kinds import CellKinds, KindReader, cell_views
+from train_cells import HELD_OUT, Sample, hw_photos, sudoku_photos
 
 # A reader takes a BGR photo and its grid corners (TL, TR, BR, BL; None = find them yourself)
 # and returns (cells, givens, entries, solution): 81-char strings as in the `image --json` output
@@ -46,6 +43,8 @@ from ar_sudoku.vision.kinds import CellKinds, KindReader, cell_views  # noqa: E4
 ReadCells = Callable[[np.ndarray, "np.ndarray | None"], tuple[str, str, str, "str | None"]]
 
 _READER: KindReader | None = None
+# the views' warp geometry (cell_views' cell, margin) when --model was trained at another size than kinds.py's
+_GEOMETRY: dict[str, int] = {}
 
 
 def read_cells(image: np.ndarray, corners: np.ndarray | None) -> tuple[str, str, str, str | None]:
@@ -56,7 +55,7 @@ def read_cells(image: np.ndarray, corners: np.ndarray | None) -> tuple[str, str,
     if corners is None:
         raise ValueError("the kinds reader alone needs the grid corners")
     gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    kinds = _READER.read(cell_views(gray, corners))
+    kinds = _READER.read(cell_views(gray, corners, **_GEOMETRY))
     return kinds.cells, kinds.givens, kinds.entries, solve(kinds)
 
 
@@ -128,10 +127,10 @@ def timing(title: str, samples: list[Sample], reader: KindReader, size: tuple[in
             h, w = gray.shape
             gray = cv2.resize(gray, size if w >= h else size[::-1], interpolation=cv2.INTER_AREA)
             corners = corners * np.float32([gray.shape[1] / w, gray.shape[0] / h])
-        reader.read(cell_views(gray, corners))  # warm
+        reader.read(cell_views(gray, corners, **_GEOMETRY))  # warm
         t0 = time.perf_counter()
         for _ in range(3):
-            reader.read(cell_views(gray, corners))
+            reader.read(cell_views(gray, corners, **_GEOMETRY))
         ms.append((time.perf_counter() - t0) / 3 * 1e3)
     print(f"  {title}: {len(ms)} photos, median {statistics.median(ms):.1f} ms, max {max(ms):.1f} ms")
 
@@ -148,7 +147,7 @@ def main() -> int:
         _READER = KindReader(args.model)
         geo = _READER.meta.get("input", {})
         if "cell" in geo and "margin" in geo:  # a model of another input size than kinds.py's, before adopting it
-            set_geometry(int(geo["cell"]), int(geo["margin"]))
+            _GEOMETRY.update(cell=int(geo["cell"]), margin=int(geo["margin"]))
     reader: ReadCells = read_cells
     if args.reader:
         mod, fn = args.reader.split(":")

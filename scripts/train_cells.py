@@ -10,7 +10,7 @@ would be), so training sees what inference sees. Data, all local:
     Four puzzles (all four photos of each) are held out: ``HELD_OUT`` below.
   * ``../shared/data/sudoku-photos/printed`` and ``mixed`` (same photos, every
     blank filled in red handwriting): training split of ``scripts/photos.py`` only.
-  * synthetic pages: print from the Debian book fonts (``train_digits._render_digit``),
+  * synthetic pages: print from the Debian book fonts (``train_digits.render_digit``),
     handwriting from handwriting fonts, OpenCV's script faces and the red strokes of
     the training ``mixed`` photos (as grey masks: colour is never a cue), pencilled
     candidates, show-through; then curl, perspective, shadow, blur, noise and JPEG.
@@ -30,7 +30,7 @@ are left out of training. The sudoku-photos are held out by puzzle (``photos.hel
     python scripts/train_cells.py            # ~9 min on a shared 2-core machine (one torch thread)
 
 Larger views (40 px, the cell 30 px) are trained and evaluated without touching kinds.py
-(``--cell/--margin`` patch its CELL/MARGIN in this process; the json records them and
+(``--cell/--margin`` are handed to ``cell_views``; the json records them and
 ``eval_written.py --model`` uses them); shipping such a model means setting kinds.CELL/MARGIN too::
 
     python scripts/train_cells.py --cell 60 --margin 10 --mixed-jitters 4 --mixed-weight 2 --threads 2 \
@@ -45,18 +45,16 @@ import random
 import sys
 import time
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from degrade import camera, glared_cells  # noqa: E402
-from photos import DEFAULT_DIR, held_out_puzzles, load  # noqa: E402
-from train_digits import HAND_FONT_DIRS, _render_digit, export_onnx, find_fonts, fit, nine_digits  # noqa: E402
-
-import ar_sudoku.vision.kinds as kinds_mod  # noqa: E402
-from ar_sudoku.vision.kinds import INK_SKIP, cell_views, ink_scores  # noqa: E402
+from ar_sudoku.vision.kinds import CELL, INK_SKIP, MARGIN, VIEW, cell_views, ink_scores
+from degrade import camera, glared_cells
+from photos import DEFAULT_DIR, held_out_puzzles, load
+from train_digits import HAND_FONT_DIRS, export_onnx, find_fonts, fit, nine_digits, render_digit
 
 ROOT = Path(__file__).resolve().parents[1]
 HW_DIR = ROOT.parent / "shared" / "data" / "handwritten-photos"
@@ -69,16 +67,14 @@ CLASSES = ["blank"] + [f"given{d}" for d in range(1, 10)] + [f"entry{d}" for d i
 
 
 
-def set_geometry(cell: int, margin: int) -> int:
-    """Make ``cell_views`` cut views of another size (CELL, MARGIN of kinds.py) in this process.
+def view_side(cell: int, margin: int) -> int:
+    """The side of the views ``cell_views(..., cell=cell, margin=margin)`` cuts.
 
-    Lets a model of a new input size be trained and evaluated before kinds.py is changed
-    to it; the model's json records ``cell`` and ``margin``. Returns the view side.
+    Another ``cell``/``margin`` than kinds.py's lets a model of a new input size be trained and
+    evaluated before kinds.py is changed to it; the model's json records ``cell`` and ``margin``.
     """
     assert cell % 2 == 0 and margin % 2 == 0
-    kinds_mod.CELL, kinds_mod.MARGIN = cell, margin
-    kinds_mod.VIEW = (cell + 2 * margin) // 2
-    return kinds_mod.VIEW
+    return (cell + 2 * margin) // 2
 
 
 # --------------------------------------------------------------------------- real photos
@@ -180,7 +176,7 @@ def jitter(corners: np.ndarray, rng: random.Random, sigma: float) -> np.ndarray:
     return corners + np.float32([[rng.gauss(0, sigma * side / 9) for _ in range(2)] for _ in range(4)])
 
 
-def grid_crop(img: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def grid_crop(img: np.ndarray, corners: np.ndarray, cell: int = CELL) -> tuple[np.ndarray, np.ndarray]:
     """The grid's part of a photo with a cell of page around it, halved (pyrDown) while the grid
     spans more than the views' warp keeps (as ``warp_views_grid`` would): degrading a 12 MP photo
     whole would cost seconds."""
@@ -188,12 +184,13 @@ def grid_crop(img: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndar
     x0, y0 = np.maximum(np.floor(corners.min(axis=0) - side / 9).astype(int), 0)
     x1, y1 = np.ceil(corners.max(axis=0) + side / 9).astype(int)
     img, pts = img[y0:y1, x0:x1], corners - np.float32([x0, y0])
-    while side > 3 * 9 * kinds_mod.CELL and min(img.shape[:2]) > 8:
+    while side > 3 * 9 * cell and min(img.shape[:2]) > 8:
         img, pts, side = cv2.pyrDown(img), pts / 2, side / 2
     return img, pts.astype(np.float32)
 
 
-def photo_views(args: tuple[Sample, int, int, float]) -> tuple[np.ndarray, np.ndarray]:
+def photo_views(args: tuple[Sample, int, int, float], cell: int = CELL,
+                margin: int = MARGIN) -> tuple[np.ndarray, np.ndarray]:
     """Views of one photo: the true corners, then ``jitters - 1`` jittered ones (sigma 5% of a cell).
 
     The jittered views are also put through a random camera and room (``degrade.camera``) with
@@ -201,7 +198,7 @@ def photo_views(args: tuple[Sample, int, int, float]) -> tuple[np.ndarray, np.nd
     """
     s, jitters, seed, degraded = args
     rng = random.Random(seed)
-    img, corners = grid_crop(cv2.imread(str(s.path)), s.corners)
+    img, corners = grid_crop(cv2.imread(str(s.path)), s.corners, cell)
     gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
     xs, ys = [], []
     for j in range(jitters):
@@ -211,9 +208,9 @@ def photo_views(args: tuple[Sample, int, int, float]) -> tuple[np.ndarray, np.nd
             shot = camera(img, rng, float(np.ptp(corners, axis=0).max()))
             c = c * np.float32(shot.scale)
             labels = np.where(glared_cells(shot.glare, c), -1, labels)
-            xs.append(cell_views(cv2.cvtColor(shot.image, cv2.COLOR_BGR2GRAY), c))
+            xs.append(cell_views(cv2.cvtColor(shot.image, cv2.COLOR_BGR2GRAY), c, cell=cell, margin=margin))
         else:
-            xs.append(cell_views(gray, c))
+            xs.append(cell_views(gray, c, cell=cell, margin=margin))
         ys.append(labels)
     return np.concatenate(xs), np.concatenate(ys)
 
@@ -234,7 +231,7 @@ class Glyphs:
             self.bank[d].append(m)
 
     def printed(self, rng: random.Random, d: int, side: int) -> np.ndarray:
-        return _render_digit(rng, d, side, self.print_fonts)
+        return render_digit(rng, d, side, self.print_fonts)
 
     def hand_raw(self, rng: random.Random, d: int) -> np.ndarray:
         """A tight crop of a handwritten-looking digit, any size."""
@@ -417,7 +414,8 @@ def _candidates(rng: random.Random, glyphs: Glyphs, layer: np.ndarray, x0: int, 
             x += g.shape[1] + rng.uniform(0.0, 0.1) * s
 
 
-def synth_views(args: tuple[int, int, Glyphs, float]) -> tuple[np.ndarray, np.ndarray]:
+def synth_views(args: tuple[int, int, Glyphs, float], cell: int = CELL,
+                margin: int = MARGIN) -> tuple[np.ndarray, np.ndarray]:
     """``pages`` synthetic pages through ``cell_views`` with jittered corners, a share ``degraded``
     of them through a random camera and room first (``degrade.camera``)."""
     pages, seed, glyphs, degraded = args
@@ -430,7 +428,7 @@ def synth_views(args: tuple[int, int, Glyphs, float]) -> tuple[np.ndarray, np.nd
             shot = camera(pic, rng, float(np.ptp(corners, axis=0).max()))
             pic, corners = shot.image, corners * np.float32(shot.scale)
             labels = np.where(glared_cells(shot.glare, corners), -1, labels)
-        xs.append(cell_views(pic, corners))
+        xs.append(cell_views(pic, corners, cell=cell, margin=margin))
         ys.append(labels)
     return np.concatenate(xs), np.concatenate(ys)
 
@@ -478,14 +476,14 @@ def photo_splits() -> tuple[list[Sample], list[Sample], list[Sample], list[Sampl
             sp_train, sp_held)
 
 
-def build_model(widths: tuple[int, ...] = (12, 24, 48, 64), hidden: int = 64):
-    """Four conv-BN-ReLU-maxpool blocks, then a small MLP head; sized for the current VIEW."""
+def build_model(widths: tuple[int, ...] = (12, 24, 48, 64), hidden: int = 64, view: int = VIEW):
+    """Four conv-BN-ReLU-maxpool blocks, then a small MLP head; sized for ``view`` px views."""
     import torch.nn as nn
 
     def block(cin: int, cout: int) -> list:
         return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(), nn.MaxPool2d(2)]
 
-    layers, cin, side = [], 1, kinds_mod.VIEW
+    layers, cin, side = [], 1, view
     for w in widths:
         layers += block(cin, w)
         cin, side = w, side // 2
@@ -506,13 +504,13 @@ def augment(x, g):
 
 
 def train(xs: np.ndarray, ys: np.ndarray, ws: np.ndarray, epochs: int, seed: int, batch: int = 256,
-          threads: int = 1, widths: tuple[int, ...] = (12, 24, 48, 64)):
+          threads: int = 1, widths: tuple[int, ...] = (12, 24, 48, 64), view: int = VIEW):
     import torch
     import torch.nn as nn
 
     torch.manual_seed(seed)
     torch.set_num_threads(threads)  # on a busy shared 2-core machine a second thread can make each step slower
-    model = build_model(widths)
+    model = build_model(widths, view=view)
     w_all = torch.from_numpy(ws)
     lossf = nn.CrossEntropyLoss(label_smoothing=0.05, reduction="none")
     return fit(model, torch.from_numpy(xs).unsqueeze(1), torch.from_numpy(ys), epochs=epochs, batch=batch,
@@ -536,11 +534,12 @@ def eleven(y: np.ndarray) -> np.ndarray:
     return np.where(y == 19, 10, np.where(y >= 10, y - 9, y))
 
 
-def export(model, out: Path, meta: dict) -> None:
-    export_onnx(model, out, kinds_mod.VIEW, "views", meta)
+def export(model, out: Path, meta: dict, view: int = VIEW) -> None:
+    export_onnx(model, out, view, "views", meta)
 
 
-def gather(jobs: list, fn, workers: int, inked_only: bool = True) -> tuple[np.ndarray, np.ndarray]:
+def gather(jobs: list, fn, workers: int, inked_only: bool = True,
+           margin: int = MARGIN) -> tuple[np.ndarray, np.ndarray]:
     """Run ``fn`` over ``jobs``; keep only the cells the reader would send to the model."""
     if workers > 1:
         from multiprocessing import Pool
@@ -553,7 +552,7 @@ def gather(jobs: list, fn, workers: int, inked_only: bool = True) -> tuple[np.nd
     seen = ys >= 0  # glared-out cells are left out
     xs, ys = xs[seen], ys[seen]
     if inked_only:
-        keep = ink_scores(xs) > INK_SKIP
+        keep = ink_scores(xs, margin) > INK_SKIP
         xs, ys = xs[keep], ys[keep]
     return xs, ys
 
@@ -571,15 +570,18 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", type=Path, default=ROOT / "models" / "cells.onnx")
     ap.add_argument("--cache", type=Path, help="keep the made data in this .npz and reuse it (same options!)")
-    ap.add_argument("--cell", type=int, default=kinds_mod.CELL, help="px a cell in the warp (kinds.CELL)")
-    ap.add_argument("--margin", type=int, default=kinds_mod.MARGIN, help="margin px at CELL scale (kinds.MARGIN)")
+    ap.add_argument("--cell", type=int, default=CELL, help="px a cell in the warp (kinds.CELL)")
+    ap.add_argument("--margin", type=int, default=MARGIN, help="margin px at CELL scale (kinds.MARGIN)")
     ap.add_argument("--widths", default="12,24,48,64", help="channels of the four conv blocks")
     ap.add_argument("--hand-weight", type=float, default=2.0, help="loss weight of the handwritten-photo cells")
     ap.add_argument("--mixed-weight", type=float, default=1.0, help="loss weight of the mixed-photo entry cells")
     ap.add_argument("--threads", type=int, default=1, help="torch threads (1 on a busy machine)")
     ap.add_argument("--data-only", action="store_true", help="make the data (--cache) and stop")
     args = ap.parse_args()
-    view = set_geometry(args.cell, args.margin)
+    view = view_side(args.cell, args.margin)
+    # the views' geometry, handed to every worker (a partial pickles, so it holds under spawn too)
+    synth_fn = partial(synth_views, cell=args.cell, margin=args.margin)
+    photo_fn = partial(photo_views, cell=args.cell, margin=args.margin)
     widths = tuple(int(w) for w in args.widths.split(","))
 
     t0 = time.time()
@@ -605,14 +607,15 @@ def main() -> int:
         chunks = args.workers * 4
         jobs = [(args.pages // chunks + (k < args.pages % chunks), args.seed * 1000 + k, glyphs, args.degraded)
                 for k in range(chunks)]
-        xs_s, ys_s = gather(jobs, synth_views, args.workers)
+        xs_s, ys_s = gather(jobs, synth_fn, args.workers, margin=args.margin)
         print(f"synthetic: {len(xs_s)} cells ({time.time() - t0:.0f} s)", flush=True)
         xs_h, ys_h = gather([(s, args.hand_jitters, rng.randrange(2**31), args.degraded) for s in hand_train],
-                            photo_views, args.workers)
+                            photo_fn, args.workers, margin=args.margin)
         xs_p, ys_p = gather([(s, args.mixed_jitters if s.group == "mixed" else args.photo_jitters,
-                              rng.randrange(2**31), args.degraded) for s in sp_train], photo_views, args.workers)
-        xs_hv, ys_hv = gather([(s, 1, 0, 0.0) for s in hand_held], photo_views, args.workers, inked_only=False)
-        xs_pv, ys_pv = gather([(s, 1, 0, 0.0) for s in sp_held if s.group == "mixed"], photo_views, args.workers,
+                              rng.randrange(2**31), args.degraded) for s in sp_train], photo_fn, args.workers,
+                            margin=args.margin)
+        xs_hv, ys_hv = gather([(s, 1, 0, 0.0) for s in hand_held], photo_fn, args.workers, inked_only=False)
+        xs_pv, ys_pv = gather([(s, 1, 0, 0.0) for s in sp_held if s.group == "mixed"], photo_fn, args.workers,
                               inked_only=False)
         print("(cells kept: those whose ink score sends them to the model)", flush=True)
         print(f"photo cells: handwritten {len(xs_h)}, printed+mixed {len(xs_p)}; held out {len(xs_hv)} + "
@@ -633,11 +636,11 @@ def main() -> int:
     counts = {c: int((ys == k).sum()) for k, c in enumerate(CLASSES)}
     print("class counts:", counts, flush=True)
     t_train = time.time()
-    model = train(xs, ys, ws, args.epochs, args.seed, threads=args.threads, widths=widths)
+    model = train(xs, ys, ws, args.epochs, args.seed, threads=args.threads, widths=widths, view=view)
     train_s = time.time() - t_train
     # as the reader does: cells with too little ink are blank without the model
-    ph = np.where(ink_scores(xs_hv) > INK_SKIP, predict(model, xs_hv), 0)
-    pm = np.where(ink_scores(xs_pv) > INK_SKIP, predict(model, xs_pv), 0)
+    ph = np.where(ink_scores(xs_hv, args.margin) > INK_SKIP, predict(model, xs_hv), 0)
+    pm = np.where(ink_scores(xs_pv, args.margin) > INK_SKIP, predict(model, xs_pv), 0)
     acc_h20 = float((ph == ys_hv).mean())
     acc_h11 = float((eleven(ph) == eleven(ys_hv)).mean())
     acc_m20 = float((pm == ys_pv).mean())
@@ -678,7 +681,7 @@ def main() -> int:
         "command": "python scripts/train_cells.py " + " ".join(sys.argv[1:]),
     }
     meta["total_seconds"] = round(time.time() - t0)
-    export(model, args.out, meta)
+    export(model, args.out, meta, view)
     print(f"wrote {args.out} ({args.out.stat().st_size} bytes) in {time.time() - t0:.0f} s")
     return 0
 

@@ -31,12 +31,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from degrade import camera, glared_cells  # noqa: E402
-from photos import DEFAULT_DIR, held_out_puzzles, load  # noqa: E402
-
-from ar_sudoku.vision.cells import CELL, INPUT, cut_cells, digit_patch, normalise, warp_grid  # noqa: E402
-from ar_sudoku.vision.grid import to_gray  # noqa: E402
+from ar_sudoku.vision.cells import CELL, INPUT, cut_cells, digit_patch, normalise, warp_grid
+from ar_sudoku.vision.grid import to_gray
+from degrade import camera, glared_cells
+from photos import DEFAULT_DIR, held_out_puzzles, load
 
 ROOT = Path(__file__).resolve().parents[1]
 FONT_DIRS = [Path("/usr/share/fonts")]
@@ -93,7 +91,7 @@ def find_fonts() -> list[Path]:
 # --------------------------------------------------------------------------- synthetic cells
 
 
-def _render_digit(rng: random.Random, digit: int, side: int, fonts: list[Path]) -> np.ndarray:
+def render_digit(rng: random.Random, digit: int, side: int, fonts: list[Path]) -> np.ndarray:
     """A white-on-black digit image ``side`` x ``side``, font and size at random."""
     from PIL import Image, ImageDraw, ImageFont
 
@@ -136,7 +134,7 @@ def synth_patch(rng: random.Random, fonts: list[Path], degraded: float = 0.0) ->
             d = label if (r, c) == (1, 1) else (rng.randint(1, 9) if rng.random() < 0.4 else 0)
             if d:
                 canvas[r * s : (r + 1) * s, c * s : (c + 1) * s] = np.maximum(
-                    canvas[r * s : (r + 1) * s, c * s : (c + 1) * s], _render_digit(rng, d, s, fonts))
+                    canvas[r * s : (r + 1) * s, c * s : (c + 1) * s], render_digit(rng, d, s, fonts))
     thin = rng.randint(1, 3)
     for k in range(4):
         t = rng.choice([thin, thin, rng.randint(3, 7)])

@@ -39,8 +39,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from train_cells import (  # noqa: E402,E501
+from ar_sudoku.vision.entries import FIT, SIZE, entry_crops
+from ar_sudoku.vision.kinds import warp_views_grid
+from train_cells import (  # noqa: E501
     HELD_OUT,
     Glyphs,
     Sample,
@@ -51,10 +52,7 @@ from train_cells import (  # noqa: E402,E501
     red_bank,
     synth_page,
 )
-from train_digits import export_onnx, find_fonts, fit  # noqa: E402
-
-from ar_sudoku.vision.entries import FIT, SIZE, entry_crops  # noqa: E402
-from ar_sudoku.vision.kinds import warp_views_grid  # noqa: E402
+from train_digits import export_onnx, find_fonts, fit
 
 ROOT = Path(__file__).resolve().parents[1]
 CLASSES = [str(d) for d in range(1, 10)]

@@ -5,16 +5,13 @@ measures ink against its own paper, so a shadow does not make print faint."""
 from __future__ import annotations
 
 import random
-import sys
 
 import cv2
 import numpy as np
-from conftest import EASY, ROOT, rendered_frame
+from conftest import EASY, rendered_frame
 
-sys.path.insert(0, str(ROOT / "scripts"))
-from degrade import camera, glared_cells  # noqa: E402
-
-from ar_sudoku.vision.cells import cut_cells, warp_grid  # noqa: E402
+from ar_sudoku.vision.cells import cut_cells, warp_grid
+from degrade import camera, glared_cells
 
 QUAD = np.float32([[200, 100], [520, 110], [510, 420], [190, 410]])
 

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import random
-import sys
 
 import cv2
 import numpy as np
 import pytest
-from conftest import ROOT
 
 from ar_sudoku.vision import entries as entries_mod
 from ar_sudoku.vision.entries import FIT, N_CLASSES, SIZE, EntryReader, entry_crops
@@ -41,7 +39,6 @@ def _ink_box(crop: np.ndarray) -> tuple[float, float, int, int]:
 
 def _hand_fonts() -> list:
     pytest.importorskip("PIL")
-    sys.path.insert(0, str(ROOT / "scripts"))
     from pathlib import Path
 
     from train_digits import HAND_FONT_DIRS, nine_digits

@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import sys
-
 import cv2
 import numpy as np
 import pytest
-from conftest import EASY, PHOTOS, ROOT, need, rendered_frame
-
-sys.path.insert(0, str(ROOT / "scripts"))
+from conftest import EASY, PHOTOS, need, rendered_frame
 
 
 @pytest.fixture(scope="module")

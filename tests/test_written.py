@@ -7,7 +7,7 @@ import json
 import cv2
 import numpy as np
 import pytest
-from conftest import EASY, EASY_SOLUTION, ROOT, SHARED, need
+from conftest import EASY, EASY_SOLUTION, SHARED, need
 
 from ar_sudoku.ar.session import ARSession, SessionConfig
 from ar_sudoku.cli import main
@@ -26,9 +26,7 @@ NAMES = [f"r{i // 9 + 1}c{i % 9 + 1}" for i in range(81)]
 def hand():
     """Real handwriting: one digit of each value cut from a training photo of sudoku-photos/mixed
     (red ink; only the ink is kept, as alpha), to write into a rendered puzzle."""
-    import sys
 
-    sys.path.insert(0, str(ROOT / "scripts"))
     from photos import DEFAULT_DIR, is_validation, load, read_dat
 
     need(DEFAULT_DIR / "mixed")

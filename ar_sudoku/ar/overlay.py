@@ -6,10 +6,10 @@ flat grid plane (one unit = one cell): the outlines of each digit's glyph
 the quads of shaded cells. Each frame reprojects the shapes' points onto the
 paper with the grid's homography (on a curled page, one homography per 3x3
 box, fitted by ``cv2.findHomography`` to its 16 crossings) and fills them with
-anti-aliased ``cv2.fillPoly``. Only the ink's own pixels are touched: on the
-sample a solved frame's overlay takes 0.45-0.5 ms in the frame loop (a raster
-layer warped and blended took 1.0-1.2 ms; ``scripts/bench_frame.py``), whatever
-the frame's size, and the digits stay sharp on a grid that fills a 4K frame.
+anti-aliased ``cv2.fillPoly``. Only the ink's own pixels are touched, not a
+whole raster layer warped and blended over the frame, so the cost follows the
+ink, not the frame's size (``scripts/bench_frame.py`` times it), and the digits
+stay sharp on a grid that fills a 4K frame.
 The shapes are cached per ``Marks``, so a tracked board costs only the reprojection.
 """
 
@@ -187,7 +187,7 @@ def _planes(frame: Canvas, color: BGR) -> tuple[tuple[np.ndarray, tuple[int, ...
     """Where ``color`` is drawn: a BGR image whole; an I420 frame's Y plane, and its U and V planes at
     half size (the third item: 1 where the plane is halved). The ink's edges are anti-aliased in Y
     only: at half size a soft chroma edge only left a pale fringe around each digit (looked at 3x,
-    decoded as a player does), and a hard one costs half as much (0.04 ms a plane, not 0.08)."""
+    decoded as a player does), and a hard one is cheaper."""
     if isinstance(frame, I420):
         y, u, v = frame.planes()
         cy, cu, cv = yuv_of(color)
@@ -226,7 +226,7 @@ def draw_status(frame: Canvas, lines: list[str], color: BGR = (255, 255, 255)) -
     h = lh * len(lines) + 8
     for (plane, value, half), (_, black, _) in zip(_planes(frame, color), _planes(frame, (0, 0, 0))):
         roi = plane[0: min(h >> half, plane.shape[0]), 0: min(w >> half, plane.shape[1])]
-        cv2.addWeighted(roi, 0.45, roi, 0.0, 0.55 * black[0], dst=roi)  # 55% black (I420: Y 16, U and V 128)
+        cv2.addWeighted(roi, 0.45, roi, 0.0, 0.55 * black[0], dst=roi)  # mostly black (I420: Y 16, U and V 128)
         if half:
             continue
         for k, t in enumerate(lines):

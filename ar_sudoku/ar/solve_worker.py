@@ -9,7 +9,7 @@ report ``superseded``.
 
 The thread hands each job to a child process and waits on a pipe. A
 pure-Python search in a thread would hold the GIL and slow every OpenCV call of
-the frame loop (measured: 11 ms -> 28 ms a frame); in its own process it costs
+the frame loop (it more than doubled a frame's time); in its own process it costs
 the loop nothing. The child polls the pipe inside the search, so a cancel
 lands within milliseconds. If no child process can be started, the jobs run
 on the thread itself.

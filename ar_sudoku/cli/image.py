@@ -182,12 +182,11 @@ def write_encoded(done: PhotoDone) -> PhotoDone:
     return replace(done, encoded=None, wrote=str(dest))
 
 
-# Worker processes pay for their start (an interpreter and the models, ~0.6 s each) only on enough work. The
-# work is estimated from the files, one process reading with two model threads: ~20 ms a photo, plus decoding
-# and the larger grid of a big photo, ~30 ms a MB (a 640x480 JPEG is ~50 kB and takes ~22 ms; a 12 MP phone
-# photo ~0.8 MB and ~45 ms). Measured, whole process, one process vs two: 16 12 MP photos 1.02-1.03 s vs
-# 1.04-1.08 s; 40 written-on 640x480 photos 1.36-1.38 s vs 1.29-1.34 s; 40 12 MP photos 2.06-2.10 s vs
-# 1.63-1.68 s; 124 written-on 640x480 photos 3.75-3.78 s vs 2.80-2.92 s.
+# Worker processes pay for their start (an interpreter and the models each) only on enough work. The work is
+# estimated from the files, as one process reading with two model threads would spend it: a fixed share a photo,
+# plus decoding and the larger grid of a big photo, which grow with the file's size. The constants were fitted
+# to whole-process runs of one process against two (small and 12 MP photos, printed and written-on): below
+# WORTH_PROCESSES the second process's start costs about what it saves. docs/benchmarks.md has today's timings.
 SECONDS_A_PHOTO = 0.02
 SECONDS_A_MB = 0.03
 WORTH_PROCESSES = 1.2  # estimated seconds of reading from which two processes finish clearly sooner
@@ -263,8 +262,8 @@ def auto_jobs(photos: list[Path]) -> int:
 def model_threads(jobs: int) -> int:
     """onnxruntime threads for each of ``jobs`` processes: the cores left free by the others.
 
-    One photo at a time on two cores: the models' batched calls take half the time on two threads
-    (a written-on 640x480 photo's ~12 ms of model time becomes ~6); with a process per core, one each.
+    One photo at a time on two cores: the models' batched calls take about half the time on two
+    threads; with a process per core, one each, so the processes do not fight over the cores.
     """
     return max(1, usable_cores() // max(1, jobs))
 

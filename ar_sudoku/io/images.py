@@ -1,8 +1,8 @@
 """Photos from files or bytes: decoded once, as cheaply as the caller's need allows.
 
-A 12 MP JPEG takes about 62 ms to decode in full, 14 ms in grey at half
-size and 17 ms in colour at half size (libjpeg scales in the DCT, and JPEG
-keeps its colour at half size anyway). Reading a puzzle needs colour (a
+A 12 MP JPEG decodes several times faster at half size than in full, in
+grey or in colour (libjpeg scales in the DCT, and JPEG keeps its colour at
+half size anyway). Reading a puzzle needs colour (a
 blue or red pen tells entries from print) but not 12 MP: the grid is
 searched at 640 px and cells are cut at 32-64 px each. So a photo that is
 only read is decoded at half size when that still leaves a long side of at

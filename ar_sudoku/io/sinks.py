@@ -80,21 +80,18 @@ class VideoCodec:
 
 # H.264 plays in every browser, phone and sharing site. The encoder shares a 2-core
 # machine with a frame loop that already takes one core, so speed decides the preset.
-# One core, 720p annotated frames, crf 23: ultrafast 2.6 ms a frame (22 kB, 40.2 dB
-# PSNR), superfast 5.9 ms (10 kB, 40.4 dB), veryfast 8.3 ms, faster 13.6 ms; the
-# headless loop runs ~100 fps, so only ultrafast leaves the loop its pace.
-# A constant quantiser rather than crf skips x264's per-frame complexity analysis.
-# ``python scripts/bench_encoder.py`` (the sample, one core, conversion included):
-# crf 23 with deblocking 2.48 ms a frame (14.2 kB, 42.0 dB), qp 22 1.78 ms (16.7 kB,
-# 42.2 dB), qp 22 with deblocking 2.01 ms (42.4 dB). qp 22 is as sharp as crf 23 with
-# deblocking, an eighth larger, and 28% cheaper.
+# Each slower preset costs a multiple of ultrafast's time a frame for a smaller file at
+# the same sharpness; only ultrafast leaves the headless loop its pace.
+# A constant quantiser rather than crf skips x264's per-frame complexity analysis:
+# qp 22 is as sharp as crf 23 with deblocking, a little larger, and clearly cheaper
+# (``python scripts/bench_encoder.py`` compares them; docs/benchmarks.md has the figures).
 _X264 = {"preset": "ultrafast", "qp": "22"}
 _H264_MP4 = VideoCodec("libx264", "yuv420p", _X264,
                        container_options={"movflags": "+faststart"})  # moov first: browsers start at once
 # Matroska: H.264 too (small, plays in VLC/mpv/Chrome); it needs no index at the end,
 # so even the .part file of a run killed by SIGKILL plays up to where it stopped.
 _H264_MKV = VideoCodec("libx264", "yuv420p", _X264)
-# libvpx's realtime mode at its fastest speed, rows in parallel: ~120 fps at 720p on 2 threads.
+# libvpx's realtime mode at its fastest speed, rows in parallel: VP9 is otherwise far slower than the loop.
 _VP9 = VideoCodec("libvpx-vp9", "yuv420p", {"deadline": "realtime", "cpu-used": "8", "row-mt": "1", "crf": "32",
                                             "b": "0", "lag-in-frames": "0"}, threads=2)
 # AVI is for old tools that expect intra-only frames: Motion JPEG, every frame a JPEG.
@@ -167,7 +164,7 @@ class VideoSink:
         self._closed = False
         self.writer_cpu = 0.0
         self._queue: queue.Queue[object] = queue.Queue(maxsize=QUEUE_FRAMES)
-        # FFmpeg is loaded and the encoder opened on the writer thread (~50 ms): the frame loop starts meanwhile
+        # FFmpeg is loaded and the encoder opened on the writer thread (a wait): the frame loop starts meanwhile
         self._thread = threading.Thread(target=self._run, name="ar-sudoku-video-writer", daemon=True)
         self._thread.start()
 
@@ -356,7 +353,7 @@ class VideoSink:
         if (pw, ph) != (w, h):
             bgr = cv2.copyMakeBorder(bgr, 0, ph - h, 0, pw - w, cv2.BORDER_REPLICATE)
         if self.codec.pix_fmt == "yuv420p":
-            # OpenCV's converter is ~15x faster than swscale's here and releases the GIL; the frame's
+            # OpenCV's converter is many times faster than swscale's here and releases the GIL; the frame's
             # planes are views of its output (no copy, at most heights), which lives as long as the frame
             frame = self._i420_frame(cv2.cvtColor(bgr, cv2.COLOR_BGR2YUV_I420))
         else:

@@ -102,7 +102,7 @@ class _DecodedAhead(FrameSource):
 
     def prepared(self, prepare: Callable[[Any], Any]) -> Iterator[Any]:
         """Frames through ``prepare`` on the decoder thread: the loop gets them ready, and the
-        per-frame work that needs no state (a 4K frame's working grey, 1.6 ms) overlaps it."""
+        per-frame work that needs no state (a 4K frame's working grey) overlaps it."""
         if self._thread is not None:
             raise RuntimeError("prepared() must be called before the frames are read")
         self._prepare = prepare
@@ -378,9 +378,9 @@ def check_source(spec: str | int) -> None:
 
 
 def load_ffmpeg_ahead() -> None:
-    """Import PyAV (FFmpeg's libraries, ~35 ms) on a thread of its own.
+    """Import PyAV (FFmpeg's libraries, a noticeable load) on a thread of its own.
 
-    Start-up has one long wait that releases the GIL: the solver process starting (~150 ms).
+    Start-up has one long wait that releases the GIL: the solver process starting.
     Loading FFmpeg meanwhile takes it off the path to the first frame; whoever imports ``av``
     next waits only for what is left.
     """

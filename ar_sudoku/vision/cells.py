@@ -70,7 +70,7 @@ def normalise(warped: np.ndarray, cell: int = CELL) -> np.ndarray:
     pad = ksize // 2
     padded = cv2.copyMakeBorder(warped, pad, pad, pad, pad, cv2.BORDER_REFLECT_101)
     # the median at half scale (a quarter of the pixels, half the window): the paper changes slowly, and this
-    # is a quarter of the full-size filter's time (1.6 -> 0.4 ms); the photo figures did not move
+    # is a fraction of the full-size filter's time; the photo figures did not move
     ph, pw = padded.shape
     half = cv2.resize(padded, (pw // 2, ph // 2), interpolation=cv2.INTER_AREA)
     paper = cv2.resize(cv2.medianBlur(half, (ksize // 2) | 1), (pw, ph), interpolation=cv2.INTER_LINEAR)
@@ -203,7 +203,7 @@ def cut_cells(warped: np.ndarray, cell: int = CELL) -> CellCuts:
 
 
 def quick_ink(gray: np.ndarray, corners: np.ndarray, cell: int = 12, lattice: np.ndarray | None = None) -> np.ndarray:
-    """A fast (~0.2 ms) guess of which cells hold ink, for checking every frame.
+    """A cheap guess of which cells hold ink, for checking every frame.
 
     The grid is warped small; a cell's darkest central pixel against its own
     median (the paper) gives how inked it is, scaled by the grid's contrast.

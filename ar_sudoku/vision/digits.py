@@ -47,7 +47,7 @@ def load_onnx(path: Path, what: str, script: str, threads: int = 1) -> tuple[Any
     opts.log_severity_level = 3
     if threads > 1:
         # no spinning between calls: a spinning worker takes the core that the next step's OpenCV call
-        # needs (written-on 640x480 photos, --jobs 1, two threads: median 44 ms spinning, 31 ms not)
+        # needs (written-on photos, --jobs 1, two threads: clearly slower with spinning than without)
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     try:  # from its bytes: onnxruntime takes no file name that is not valid UTF-8
         session = ort.InferenceSession(path.read_bytes(), opts, providers=["CPUExecutionProvider"])

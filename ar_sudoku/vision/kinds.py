@@ -156,8 +156,9 @@ def _square(img: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None, ce
                                borderMode=cv2.BORDER_REPLICATE)
 
 
-def warp_views_grid(gray: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None = None) -> np.ndarray:
-    """The grid seen square-on at CELL px a cell, with MARGIN px of page around it.
+def warp_views_grid(gray: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None = None, *,
+                    cell: int = CELL, margin: int = MARGIN) -> np.ndarray:
+    """The grid seen square-on at ``cell`` px a cell, with ``margin`` px of page around it.
 
     A 12 MP photo is first halved with pyrDown until the grid is at most twice the
     target size, so the warp's bilinear sampling does not skip thin pencil strokes.
@@ -166,11 +167,11 @@ def warp_views_grid(gray: np.ndarray, corners: np.ndarray, lattice: np.ndarray |
     img, pts, lat = _grid_crop(gray, corners, lattice)
     span = float(np.ptp(pts if lat is None else lat.reshape(-1, 2), axis=0).max())
     k = 1.0
-    while span > 3 * 9 * CELL and min(img.shape[:2]) > 8:
+    while span > 3 * 9 * cell and min(img.shape[:2]) > 8:
         img = cv2.pyrDown(img)
         span /= 2
         k *= 2
-    return _square(img, pts / k, None if lat is None else lat / k, CELL, MARGIN)
+    return _square(img, pts / k, None if lat is None else lat / k, cell, margin)
 
 
 @dataclass(frozen=True)
@@ -187,7 +188,8 @@ class GridViews:
     inks: np.ndarray | None
 
 
-def grid_views(image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None = None) -> GridViews:
+def grid_views(image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None = None, *,
+               cell: int = CELL, margin: int = MARGIN) -> GridViews:
     """The model inputs of the 81 cells, each cell's ink colour when the picture has colour, and the grey square.
 
     Views: (81, VIEW, VIEW) float32, 0 = paper, 1 = typical ink. ``image`` is the whole picture
@@ -198,46 +200,50 @@ def grid_views(image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | Non
     Inks: (81, 3) float32, the shares of blue, green and red in the optical density of the cell's
     ink (the page's own paper colour as white; NaN where the cell holds too little ink). Colour needs
     no fine detail, so it is warped straight to the views' half scale from the grid's crop.
+
+    ``cell``, ``margin``: the warp's geometry (kinds.py's CELL and MARGIN unless a model of another
+    input size is trained or evaluated: its json records them); the views are ``(cell + 2 margin) / 2`` px.
     """
     colour = None
     if image.ndim == 3:
         crop, pts, lat = _grid_crop(image, corners, lattice)
-        colour = _square(crop, pts, lat, CELL // 2, MARGIN // 2)
+        colour = _square(crop, pts, lat, cell // 2, margin // 2)
         image, corners, lattice = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY), pts, lat
-    w = warp_views_grid(image, corners, lattice)
+    w = warp_views_grid(image, corners, lattice, cell=cell, margin=margin)
     half = cv2.resize(w, (w.shape[1] // 2, w.shape[0] // 2), interpolation=cv2.INTER_AREA).astype(np.float32)
     diff = _paper_level(half) - half
     # typical ink: a high percentile of the cells' interiors (grid lines are often darker than digits)
-    step = CELL // 2
-    m = MARGIN // 2
+    step = cell // 2
+    m = margin // 2
+    view = (cell + 2 * margin) // 2
     inner = diff[m: m + 9 * step, m: m + 9 * step].reshape(9, step, 9, step)
     q = step // 5
     ink = float(np.percentile(inner[:, q: step - q, :, q: step - q], 99.3))
     half = np.clip(diff / max(ink, 12.0), 0.0, 1.5)
     s0, s1 = half.strides
-    views = np.lib.stride_tricks.as_strided(half, (9, 9, VIEW, VIEW), (step * s0, step * s1, s0, s1))
-    inks = None if colour is None else _cell_inks(colour, 0.3 * max(ink, 12.0))
-    return GridViews(w, np.ascontiguousarray(views.reshape(81, VIEW, VIEW), dtype=np.float32), inks)
+    views = np.lib.stride_tricks.as_strided(half, (9, 9, view, view), (step * s0, step * s1, s0, s1))
+    inks = None if colour is None else _cell_inks(colour, 0.3 * max(ink, 12.0), cell, margin)
+    return GridViews(w, np.ascontiguousarray(views.reshape(81, view, view), dtype=np.float32), inks)
 
 
-def cell_inputs(image: np.ndarray, corners: np.ndarray,
-                lattice: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+def cell_inputs(image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None = None, *,
+                cell: int = CELL, margin: int = MARGIN) -> tuple[np.ndarray, np.ndarray | None]:
     """The views and inks of :func:`grid_views`, for the kind model alone."""
-    g = grid_views(image, corners, lattice)
+    g = grid_views(image, corners, lattice, cell=cell, margin=margin)
     return g.views, g.inks
 
 
-def _cell_inks(square: np.ndarray, level: float) -> np.ndarray:
+def _cell_inks(square: np.ndarray, level: float, cell: int = CELL, margin: int = MARGIN) -> np.ndarray:
     """Per cell, its ink's colour: the shares of (B, G, R) in its optical density, summing to 1 (NaN: little ink).
 
     ``square`` is the grid in colour at the views' half scale; ink is where some channel loses
-    ``level`` (30% of the grid's typical ink in grey): a blue pen that is pale in grey still takes
+    ``level`` (0.3 of the grid's typical ink in grey): a blue pen that is pale in grey still takes
     most of the red light.
     """
     f = square.astype(np.float32)
     paper = _paper_level(f)
     absorbed = cv2.max(paper - f, 0.0)
-    step, m = CELL // 2, MARGIN // 2
+    step, m = cell // 2, margin // 2
     q = step // 5  # the cell's interior, clear of its grid lines (a grid found a little off included)
     n = step - 2 * q
     a = absorbed[m: m + 9 * step, m: m + 9 * step].reshape(9, step, 9, step, 3)[:, q: q + n, :, q: q + n]
@@ -258,11 +264,12 @@ def _cell_inks(square: np.ndarray, level: float) -> np.ndarray:
     return shares.astype(np.float32)
 
 
-def cell_views(image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None = None) -> np.ndarray:
+def cell_views(image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None = None, *,
+               cell: int = CELL, margin: int = MARGIN) -> np.ndarray:
     """The model inputs of the 81 cells alone (see :func:`cell_inputs`)."""
     if image.ndim == 3:
         image = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    return cell_inputs(image, corners, lattice)[0]
+    return cell_inputs(image, corners, lattice, cell=cell, margin=margin)[0]
 
 
 def ink_votes(probs: np.ndarray, inks: np.ndarray, sure: float = 0.9) -> np.ndarray:
@@ -303,13 +310,15 @@ def apply_votes(probs: np.ndarray, votes: np.ndarray) -> np.ndarray:
     return out
 
 
-def ink_scores(views: np.ndarray) -> np.ndarray:
+def ink_scores(views: np.ndarray, margin: int = MARGIN) -> np.ndarray:
     """How much ink a cell's interior holds (the 2nd-highest pixel of a 2x2 mean), per cell.
 
-    Cheap enough to decide which cells are clearly blank and need no model call.
+    Cheap enough to decide which cells are clearly blank and need no model call. ``margin`` is the
+    views' warp margin (see :func:`grid_views`).
     """
-    m = MARGIN // 2 + 2  # skip the margin and the cell's own grid lines
-    inner = views[:, m: VIEW - m, m: VIEW - m]
+    m = margin // 2 + 2  # skip the margin and the cell's own grid lines
+    side = views.shape[1]
+    inner = views[:, m: side - m, m: side - m]
     pooled = (inner[:, :-1, :-1] + inner[:, 1:, :-1] + inner[:, :-1, 1:] + inner[:, 1:, 1:]) / 4
     flat = pooled.reshape(len(views), -1)
     return np.partition(flat, flat.shape[1] - 2, axis=1)[:, -2]
@@ -342,6 +351,8 @@ class KindReader:
             Path(model_path) if model_path else default_model_path(), "cell-kind model", "scripts/train_cells.py",
             threads)
         self.threads = threads
+        # the warp margin its views were cut with (a model trained at another size records its own)
+        self.margin = int(self.meta.get("input", {}).get("margin", MARGIN))
         self._entries: EntryReader | None = None
 
     @property
@@ -381,7 +392,7 @@ class KindReader:
         """
         probs = np.zeros((len(views), N_CLASSES), np.float32)
         probs[:, 0] = 1.0
-        idx = np.flatnonzero(ink_scores(views) > INK_SKIP)
+        idx = np.flatnonzero(ink_scores(views, self.margin) > INK_SKIP)
         if len(idx):
             probs[idx] = self.second_look(views[idx], self.probabilities(views[idx]))
         votes = None

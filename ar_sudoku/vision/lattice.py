@@ -67,7 +67,7 @@ def dense_map(lattice: np.ndarray, cell: int, margin: int = 0) -> tuple[np.ndarr
     Within one cell a page is flat enough that a bilinear mix of its four
     crossings places every pixel; outside the grid the edge cells extend.
     Bilinear interpolation over a rectangular lattice is separable, so it is
-    two small matrix products (about 1 ms), not a per-pixel gather.
+    two small matrix products, not a per-pixel gather.
     """
     side = 9 * cell + 2 * margin
     w = _weights(side, cell, margin)

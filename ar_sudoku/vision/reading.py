@@ -252,8 +252,8 @@ def small_print_is_written(kinds: CellKinds, second: EntryOpinion, views: np.nda
     """On a written-on page, a cell read as print whose digit is well below the print's size is an entry.
 
     A newspaper prints every given in one font at one size: over 9,200 givens of the training
-    photos, each digit's height lies within 0.79-1.29 of its page's median (99.9% within
-    0.83-1.17). Handwriting taken for print is mostly smaller (0.58-0.88 of it, in 12 of 13 such
+    photos, each digit's height lies within 0.79-1.29 of its page's median (all but a handful
+    within 0.83-1.17). Handwriting taken for print is mostly smaller (0.58-0.88 of it, in 12 of 13 such
     cells there), and a red or blue pen in poor light may not show its colour. Pages with no sure
     entry are left alone: on print alone, nothing is handwriting. Only the surest givens (the
     print's size) and those that look small in the model's views (``views``, from ``grid_views``)

@@ -25,7 +25,7 @@ FLAT_POINTS = np.array([[x, y] for y in range(10) for x in range(10)], np.float3
 LK = {
     "winSize": (21, 21),
     "maxLevel": 3,
-    # a step under 0.1 px ends a point's search: 0.03 px made it ~10% slower and moved no figure
+    # a step under 0.1 px ends a point's search: 0.03 px made it slower and moved no figure
     # (sample: corners median 4.42 px, max 5.33 px; bent video: 147/150 right, crossings median
     # 0.52 px, p95 5.15 px; both the same with either), since the corners are fitted to 100 points
     "criteria": (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 20, 0.1),

@@ -1,9 +1,9 @@
 """Frames kept as the video decoder hands them over: 8-bit I420 (Y at full size, then U and V at half).
 
 A headless recording reads H.264 and writes H.264, and both ends are I420. Turning every
-frame into BGR after decoding and back into I420 before encoding cost 0.3 ms each way at
-720p (about ten times that at 4K), on the core that the frame loop shares with the
-decoder and the encoder. An :class:`I420` frame skips both: detection and tracking take
+frame into BGR after decoding and back into I420 before encoding is a full pass over
+the frame each way (ten times the pixels at 4K), on the core that the frame loop shares
+with the decoder and the encoder. An :class:`I420` frame skips both: detection and tracking take
 its grey straight from the Y plane, the overlay is drawn into its planes
 (``ar.overlay``), and the encoder takes its buffer as it is. BGR is made only where
 colour is needed (the kinds reader's ink colours, on frames that read cells), once.
@@ -25,7 +25,7 @@ _GAIN = 255 / 219
 
 
 def _y_to_gray(y: np.ndarray) -> np.ndarray:
-    """Limited-range Y to full-range grey, rounded and clipped (vectorised: 0.1 ms at 720p, a table 0.23)."""
+    """Limited-range Y to full-range grey, rounded and clipped (one vectorised pass: quicker than a lookup table)."""
     return cv2.addWeighted(y, _GAIN, y, 0.0, -16 * _GAIN)
 
 
