@@ -18,7 +18,7 @@ from ar_sudoku.sudoku.written import NAMES, Written, from_kinds, settle
 from ar_sudoku.vision.cells import CELL, cut_cells, turn_cuts, warp_grid
 from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.entries import candidate_pieces, cell_region, entry_crops, ink_height
-from ar_sudoku.vision.grid import find_grid, to_gray, unshade
+from ar_sudoku.vision.grid import GridQuad, find_grid, find_grids, to_gray, unshade
 from ar_sudoku.vision.kinds import (
     CANDIDATES,
     ENTRY,
@@ -536,6 +536,50 @@ def process_image(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
     quad = find_grid(gray)
     if quad is None:
         return BoardResult("no_grid", message="no Sudoku grid found", ms=(time.perf_counter() - t0) * 1e3)
+    return read_at(image, gray, quad, reader, timeout, overrides, kinds, t0)
+
+
+def process_images(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
+                   overrides: dict[int, int] | None = None, kinds: KindReader | None = None,
+                   puzzle: int | None = None) -> tuple[list[BoardResult], int]:
+    """Every puzzle in one picture (a newspaper page), each read and solved on its own, in reading order
+    (``grid.find_grids``); and how many puzzles the picture holds.
+
+    A grid read with every cell printed is a solution printed beside its puzzle, not a puzzle: it is left
+    out while another grid remains. ``puzzle`` reads only that one (the others are found, not read);
+    ``overrides`` are the first puzzle read's. A picture with no grid gives one ``no_grid`` result, as
+    :func:`process_image`; one whose puzzle ``puzzle`` is not there gives none (the count says why).
+    """
+    t0 = time.perf_counter()
+    gray = to_gray(image)
+    quads = find_grids(gray)
+    if not quads:
+        return [BoardResult("no_grid", message="no Sudoku grid found", ms=(time.perf_counter() - t0) * 1e3)], 0
+    results = [read_at(image, gray, quad, reader, timeout, overrides if k == 0 else None, kinds, t0)
+               for k, quad in enumerate(quads) if puzzle is None]
+    if puzzle is None and len(results) > 1:
+        puzzles = [r for r in results if not (r.givens and "." not in r.givens)]
+        results = puzzles or results
+    if puzzle is None:
+        return results, len(results)
+    if len(quads) > 1 and puzzle < len(quads):
+        # the count must not include printed solutions: they are read (cheaply: nothing to solve) to know
+        kept = [q for q in quads if not _printed_solution(image, gray, q, reader)]
+        quads = kept or quads
+    if puzzle >= len(quads):
+        return [], len(quads)
+    return [read_at(image, gray, quads[puzzle], reader, timeout, overrides, kinds, t0)], len(quads)
+
+
+def _printed_solution(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitReader) -> bool:
+    """A grid with a printed digit in every cell (yesterday's solution printed beside today's puzzle)."""
+    reading = read_oriented(gray, quad.corners, reader, quad.lattice if quad.bent else None)[1]
+    return bool(reading.givens) and "." not in reading.givens
+
+
+def read_at(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitReader, timeout: float,
+            overrides: dict[int, int] | None, kinds: KindReader | None, t0: float) -> BoardResult:
+    """Digits, rules and solution of the grid ``quad`` in ``image`` (``ms`` counted from ``t0``)."""
     corners, reading, bent = read_oriented(gray, quad.corners, reader, quad.lattice if quad.bent else None)
     if bent is not None:
         lattice = bent
