@@ -39,6 +39,7 @@ WORK_SIZE = 640  # long side of the image the search runs on
 MIN_GRID_SIDE = 27  # a picture narrower than this (3 px a cell) holds no grid to read
 PROBE = 20  # pixels per cell in the structure test
 CLEAR_SCORE = 0.45  # a structure score above this needs no second opinion
+CLEAR, FLAT, ALL = 0, 1, 2  # the passes of a search: the first two, every flat one, every one
 
 
 BENT = 0.15  # cells: a lattice this far from the flat grid of its corners is read and drawn as curled
@@ -650,9 +651,12 @@ def find_grid(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.02
 
 
 def _search(gray: np.ndarray, min_score: float = 0.25, min_area: float = 0.02, allow_cut: bool = True,
-            precise: bool = True) -> tuple[GridQuad | None, tuple[np.ndarray, list[np.ndarray]] | None, float]:
+            precise: bool = True,
+            passes: int = ALL) -> tuple[GridQuad | None, tuple[np.ndarray, list[np.ndarray]] | None, float]:
     """:func:`find_grid` on a grey picture, with the working-size picture it searched, that picture's largest
-    outlines and its scale (where :func:`find_grids` looks for the other puzzles)."""
+    outlines and its scale (where :func:`find_grids` looks for the other puzzles). ``passes``: ``CLEAR``, the
+    first two only (a grid checked for one inside it); ``FLAT``, not the curled or cut ones (an outline that
+    hardly looks like a grid, beside the puzzle found: most are none, and those passes cost the most)."""
     h, w = gray.shape[:2]
     if min(h, w) < MIN_GRID_SIDE:  # a sliver (20000x2) or a dot: no grid, and nothing to shrink it to
         return None, None, 1.0
@@ -667,6 +671,8 @@ def _search(gray: np.ndarray, min_score: float = 0.25, min_area: float = 0.02, a
         lines = _best_quad(long_lines(binary), small, min_score, area_min, allow_cut)
         if lines is not None and (found is None or lines.score > found.score):
             found = lines
+    if found is None and passes == CLEAR:
+        return None, (small, largest), scale
     if found is None:
         faint = binarize(small, 3)
         found = _best_quad(faint, small, min_score, area_min, allow_cut) or _best_quad(
@@ -678,6 +684,8 @@ def _search(gray: np.ndarray, min_score: float = 0.25, min_area: float = 0.02, a
     pieces = _pieces(binary, area_min) if found is None else []
     if found is None:
         found = _from_pieces(pieces, small, min_score, area_min)
+    if passes == FLAT and found is None:
+        return None, (small, largest), scale
     if found is None or found.score < CLEAR_SCORE:
         curled = _best_curled(binary, small, min_score, area_min, found, allow_cut)
         if curled is None and allow_cut:
@@ -718,8 +726,13 @@ def _search(gray: np.ndarray, min_score: float = 0.25, min_area: float = 0.02, a
 OTHER_OUTLINES = 24  # outlines kept from the first search, where the other puzzles of a page are looked for
 MOST_GRIDS = 6  # puzzles looked for in one picture (a newspaper page prints two or three, a magazine four)
 OTHER_SHARE = 0.15  # another puzzle's outline is at least this share of the first one's (a children's 6x6)
-OTHER_GATE = 0.1  # structure score an outline's own quad needs before its neighbourhood is searched in full
+OTHER_GATE = 0.05  # structure score an outline's own quad needs before its neighbourhood is searched (flat)
+FULL_GATE = 0.1  # ... and before it is searched with every pass (curled, cut)
 CROP_MARGIN = 0.08  # of an outline's size, kept around it when it is searched on its own
+INSET = 0.04  # of a grid's size, cut off all round when its inside is searched for a grid it framed
+FRAMED = (0.4, 0.85)  # of a grid's area: an outline inside it that may be the grid it frames (its own
+# border's inner edge: 0.9 and more)
+INNER_SHARE = (0.16, 0.6)  # of the first grid's area: the puzzles of a page taken for a grid (its boxes: 1/9)
 
 
 def _contains(quad: np.ndarray, point: np.ndarray) -> bool:
@@ -760,42 +773,123 @@ def _shifted(grid: GridQuad, dx: float, dy: float) -> GridQuad:
     return GridQuad(grid.corners + d, grid.score, None if grid.lattice is None else grid.lattice + d)
 
 
+def _area(quad: np.ndarray) -> float:
+    return float(cv2.contourArea(quad.astype(np.float32)))
+
+
+def _search_around(gray: np.ndarray, outline: np.ndarray, min_score: float, passes: int = ALL) -> GridQuad | None:
+    """The grid in the neighbourhood of ``outline`` (full-resolution pixels), searched on its own crop
+    (with ``passes`` of :func:`_search`).
+
+    A grid found there whose inside holds a clearer grid of half its size or more was the frame around
+    it (a photo's edge, a box on the page): the inner one is taken.
+    """
+    h, w = gray.shape[:2]
+    x0, y0, bw, bh = cv2.boundingRect(outline.reshape(-1, 1, 2).astype(np.float32))
+    m = round(CROP_MARGIN * max(bw, bh))
+    x0, y0, x1, y1 = max(0, x0 - m), max(0, y0 - m), min(w, x0 + bw + m), min(h, y0 + bh + m)
+    found = _search(gray[y0:y1, x0:x1], min_score, 0.2, passes=passes)[0]
+    if found is None:
+        return None
+    found = _shifted(found, x0, y0)
+    bx, by, bw, bh = cv2.boundingRect(found.corners.reshape(-1, 1, 2).astype(np.float32))
+    m = round(INSET * max(bw, bh))
+    if min(bw, bh) > 4 * m:
+        inner = _search(gray[by + m:by + bh - m, bx + m:bx + bw - m], min_score, 0.3, passes=CLEAR)[0]
+        if inner is not None:
+            inner = _shifted(inner, bx + m, by + m)
+            if inner.score >= found.score + 0.05 and _area(inner.corners) >= 0.5 * _area(found.corners):
+                return inner
+    return found
+
+
+def _unframed(grid: GridQuad, gray: np.ndarray, small: np.ndarray, scale: float, largest: list[np.ndarray],
+              min_score: float) -> GridQuad:
+    """The grid, or the clearer grid it frames: a photo's edge on a page of pasted photos, a box around a
+    puzzle. Only an outline well inside it (``FRAMED`` of its area) that looks more like a grid is tried."""
+    outer = grid.corners * scale
+    area = _area(outer)
+    for contour, quad in _outlines(small, FRAMED[0] * area, True, largest):
+        if _area(quad) > FRAMED[1] * area or not _contains(outer, quad.mean(axis=0)):
+            continue
+        if structure_score(small, refine_corners(contour, quad)) < grid.score + 0.05:
+            continue
+        inner = _search_around(gray, quad / scale, min_score)
+        if inner is not None and inner.score >= grid.score + 0.05 and _contains(grid.corners, inner.corners.mean(0)):
+            return inner
+    return grid
+
+
 def find_grids(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.02,
                most: int = MOST_GRIDS) -> list[GridQuad]:
     """Every puzzle's grid in a photo (a newspaper page prints two or three side by side), in reading order.
 
     The first is :func:`find_grid`'s, found as it finds it, so a photo of one puzzle costs one more
-    look at the outlines it already has. The others come from those outlines: each one that is not
-    inside, around or across a grid found, is large enough beside the first, and shows some line
-    structure is searched on its own (cropped, at its own resolution, with
-    every pass :func:`find_grid` has). A grid cut by the picture's edge is not another puzzle (the
-    neighbour of a photographed one, half in view); a grid overlapping one found is that one.
+    look at the outlines it already has. When two or more clear grids lie inside it, it was the page
+    around them (its rows of puzzles can line up as a grid's lines do), and they replace it. The
+    others come from the same outlines: each one that is not inside, around or across a grid found,
+    is large enough beside the first, and shows some line structure is searched on its own (cropped,
+    at its own resolution, with every pass :func:`find_grid` has). A grid cut by the picture's edge is
+    not another puzzle (the neighbour of a photographed one, half in view); a grid overlapping one
+    found is that one.
     """
     gray = to_gray(image)
     first, pictures, scale = _search(gray, min_score, min_area)
     if first is None or pictures is None:
         return []
     small, largest = pictures
-    grids = [first]
-    h, w = gray.shape[:2]
-    first_area = cv2.contourArea(first.corners.astype(np.float32)) * scale * scale
-    area_min = max(min_area * small.shape[0] * small.shape[1], OTHER_SHARE * first_area)
+    outer = first.corners * scale
+    first_area = _area(outer)
+    inner: list[GridQuad] = []
+    for contour, quad in _outlines(small, INNER_SHARE[0] * first_area, True, largest):
+        if _area(quad) > INNER_SHARE[1] * first_area or not _contains(outer, quad.mean(axis=0)):
+            continue
+        if any(_overlaps(quad / scale, g.corners) for g in inner):
+            continue
+        if structure_score(small, refine_corners(contour, quad)) < CLEAR_SCORE:
+            continue
+        found = _search_around(gray, quad / scale, min_score)
+        if found is not None and not any(_overlaps(found.corners, g.corners) for g in inner):
+            inner.append(found)
+    grids = inner if len(inner) >= 2 else [_unframed(first, gray, small, scale, largest, min_score)]
+    area_min = max(min_area * small.shape[0] * small.shape[1],
+                   OTHER_SHARE * max(_area(g.corners) for g in grids) * scale * scale)
     for contour, quad in _outlines(small, area_min, True, largest):
         if len(grids) >= most:
             break
         outline = quad / scale
         if any(_overlaps(outline, g.corners) for g in grids):
             continue
-        if structure_score(small, refine_corners(contour, quad)) < OTHER_GATE:
+        looks = structure_score(small, refine_corners(contour, quad))
+        if looks < OTHER_GATE:
             continue
-        x0, y0, bw, bh = cv2.boundingRect(outline.reshape(-1, 1, 2).astype(np.float32))
-        m = round(CROP_MARGIN * max(bw, bh))
-        x0, y0, x1, y1 = max(0, x0 - m), max(0, y0 - m), min(w, x0 + bw + m), min(h, y0 + bh + m)
-        found = _search(gray[y0:y1, x0:x1], min_score, 0.2)[0]
-        if found is None:
+        found = _search_around(gray, outline, min_score, ALL if looks >= FULL_GATE else FLAT)
+        if found is None or _cut_by_frame(found.corners, gray.shape):
             continue
-        found = _shifted(found, x0, y0)
-        if _cut_by_frame(found.corners, gray.shape) or any(_overlaps(found.corners, g.corners) for g in grids):
-            continue
-        grids.append(found)
+        if not any(_overlaps(found.corners, g.corners) for g in grids):
+            grids.append(found)
     return reading_order(grids)
+
+
+def refits(image: np.ndarray, grid: GridQuad, min_score: float = 0.25) -> list[GridQuad]:
+    """Other fits of a grid whose reading fails (a photo's edge or a box taken for its outline, the outline
+    a cell off its lines): the grid found inside it, and the grid searched for again on a crop around it.
+    Only fits that move a corner by a quarter of a cell or more."""
+    gray = to_gray(image)
+    cell = float(np.linalg.norm(grid.corners[0] - grid.corners[2])) / (9 * 2**0.5)
+    bx, by, bw, bh = cv2.boundingRect(grid.corners.reshape(-1, 1, 2).astype(np.float32))
+    m = round(INSET * max(bw, bh))
+    found = []
+    if min(bw, bh) > 4 * m:
+        inner = _search(gray[max(0, by + m):by + bh - m, max(0, bx + m):bx + bw - m], min_score, 0.3, passes=FLAT)[0]
+        if inner is not None:
+            found.append(_shifted(inner, max(0, bx + m), max(0, by + m)))
+    around = _search_around(gray, grid.corners, min_score)
+    if around is not None:
+        found.append(around)
+    out: list[GridQuad] = []
+    for g in found:
+        moved = min(float(np.abs(np.roll(g.corners, k, axis=0) - grid.corners).max()) for k in range(4))
+        if moved >= 0.25 * cell and not any(np.abs(g.corners - o.corners).max() < 0.25 * cell for o in out):
+            out.append(g)
+    return out

@@ -18,7 +18,7 @@ from ar_sudoku.sudoku.written import NAMES, Written, from_kinds, settle
 from ar_sudoku.vision.cells import CELL, cut_cells, turn_cuts, warp_grid
 from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.entries import candidate_pieces, cell_region, entry_crops, ink_height
-from ar_sudoku.vision.grid import GridQuad, find_grid, find_grids, to_gray, unshade
+from ar_sudoku.vision.grid import GridQuad, find_grid, find_grids, refits, to_gray, unshade
 from ar_sudoku.vision.kinds import (
     CANDIDATES,
     ENTRY,
@@ -555,7 +555,7 @@ def process_images(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
     quads = find_grids(gray)
     if not quads:
         return [BoardResult("no_grid", message="no Sudoku grid found", ms=(time.perf_counter() - t0) * 1e3)], 0
-    results = [read_at(image, gray, quad, reader, timeout, overrides if k == 0 else None, kinds, t0)
+    results = [_read_or_refit(image, gray, quad, reader, timeout, overrides if k == 0 else None, kinds, t0)
                for k, quad in enumerate(quads) if puzzle is None]
     if puzzle is None and len(results) > 1:
         puzzles = [r for r in results if not (r.givens and "." not in r.givens)]
@@ -568,7 +568,22 @@ def process_images(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
         quads = kept or quads
     if puzzle >= len(quads):
         return [], len(quads)
-    return [read_at(image, gray, quads[puzzle], reader, timeout, overrides, kinds, t0)], len(quads)
+    return [_read_or_refit(image, gray, quads[puzzle], reader, timeout, overrides, kinds, t0)], len(quads)
+
+
+def _read_or_refit(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitReader, timeout: float,
+                   overrides: dict[int, int] | None, kinds: KindReader | None, t0: float) -> BoardResult:
+    """:func:`read_at`; a reading that does not solve is not final when the grid could be fitted otherwise
+    (``grid.refits``: on a page of pasted photos a photo's edge is an outline too): a refit that solves is
+    taken."""
+    result = read_at(image, gray, quad, reader, timeout, overrides, kinds, t0)
+    if result.status == "solved":
+        return result
+    for other in refits(gray, quad):
+        again = read_at(image, gray, other, reader, timeout, overrides, kinds, t0)
+        if again.status == "solved":
+            return again
+    return result
 
 
 def _printed_solution(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitReader) -> bool:
