@@ -4,13 +4,13 @@
     python scripts/eval_page.py --split train       # the same from the training photos (the only ones to tune on)
     python scripts/eval_page.py --pages 40 --seed 1 --failures
 
-Real pages: two or three photos of the printed sudoku-photos, each cut around its grid (a random margin
-of its surroundings kept), scaled to grids of about one size, set side by side on a paper-coloured canvas
-with a headline strip, and the canvas cut close as a newspaper page is. Photos come from one side of the
-split by puzzle (``photos.held_out_puzzles``; the held-out side is reported, never tuned on), and a page
-never holds one puzzle twice. Rendered pages: two or three generated puzzles printed side by side
-(``vision.synth``-style), warped into a frame by a random perspective, then lit unevenly, blurred and
-noised as a camera would.
+Real pages: two or three photos of the printed sudoku-photos, each cut around its grid (a random
+margin of its surroundings kept), scaled to grids of about one size (the photos' median, +-10%), set
+side by side on a paper-coloured canvas with a headline strip, and the canvas cut close as a newspaper
+page is. Photos come from one side of the split by puzzle (``photos.held_out_puzzles``; the held-out
+side is reported, never tuned on), and a page never holds one puzzle twice. Rendered pages: two or
+three generated puzzles printed side by side (``vision.synth``-style), warped into a frame by a random
+perspective, then lit unevenly, blurred and noised as a camera would.
 
 Each page is read as ``ar-sudoku image`` reads a photo (``photo.analyse_page``, both models). Reported:
 pages whose every puzzle is read fully right (all 81 cells) and solved, in the right order (left to right);
@@ -42,7 +42,6 @@ from ar_sudoku.vision.render import BLACK, draw_grid_lines, put_centered  # noqa
 from ar_sudoku.vision.synth import background  # noqa: E402
 
 PAPER = (222, 234, 240)  # newsprint, BGR
-GRID = 300  # px: the side every photo's grid is scaled to (+-10%)
 
 
 @dataclass(frozen=True)
@@ -65,11 +64,13 @@ def _headline(canvas: np.ndarray, rng: random.Random, height: int) -> None:
 def real_page(photos: list[Photo], rng: random.Random) -> Page:
     """The photos cut around their grids, scaled to one grid size, side by side on a cut page."""
     crops, truths = [], []
+    sides = [max(cv2.boundingRect(ph.corners.reshape(-1, 1, 2).astype(np.float32))[2:]) for ph in photos]
+    grid = float(np.median(sides))  # the photos' own grid size, so that none is shrunk much
     for ph in photos:
         img = cv2.imread(str(ph.path))
         assert ph.corners is not None
         x, y, w, h = cv2.boundingRect(ph.corners.reshape(-1, 1, 2).astype(np.float32))
-        k = GRID * rng.uniform(0.9, 1.1) / max(w, h)
+        k = grid * rng.uniform(0.9, 1.1) / max(w, h)
         margin = rng.uniform(0.2, 0.6) * max(w, h)  # of the photo around its grid (as much as it has)
         x0, y0 = max(0, int(x - margin)), max(0, int(y - margin))
         x1, y1 = min(img.shape[1], int(x + w + margin)), min(img.shape[0], int(y + h + margin))

@@ -728,6 +728,8 @@ MOST_GRIDS = 6  # puzzles looked for in one picture (a newspaper page prints two
 OTHER_SHARE = 0.15  # another puzzle's outline is at least this share of the first one's (a children's 6x6)
 OTHER_GATE = 0.05  # structure score an outline's own quad needs before its neighbourhood is searched (flat)
 FULL_GATE = 0.1  # ... and before it is searched with every pass (curled, cut)
+LIKE_SIZE = (0.5, 2.5)  # of the largest grid's area: an outline this size is searched whatever its score (a
+# photo pasted beside another: its edge and the grid's outline merge into a shape that scores nothing)
 CROP_MARGIN = 0.08  # of an outline's size, kept around it when it is searched on its own
 INSET = 0.04  # of a grid's size, cut off all round when its inside is searched for a grid it framed
 FRAMED = (0.4, 0.85)  # of a grid's area: an outline inside it that may be the grid it frames (its own
@@ -852,8 +854,8 @@ def find_grids(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.0
         if found is not None and not any(_overlaps(found.corners, g.corners) for g in inner):
             inner.append(found)
     grids = inner if len(inner) >= 2 else [_unframed(first, gray, small, scale, largest, min_score)]
-    area_min = max(min_area * small.shape[0] * small.shape[1],
-                   OTHER_SHARE * max(_area(g.corners) for g in grids) * scale * scale)
+    size = max(_area(g.corners) for g in grids) * scale * scale
+    area_min = max(min_area * small.shape[0] * small.shape[1], OTHER_SHARE * size)
     for contour, quad in _outlines(small, area_min, True, largest):
         if len(grids) >= most:
             break
@@ -861,7 +863,7 @@ def find_grids(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.0
         if any(_overlaps(outline, g.corners) for g in grids):
             continue
         looks = structure_score(small, refine_corners(contour, quad))
-        if looks < OTHER_GATE:
+        if looks < OTHER_GATE and not LIKE_SIZE[0] * size <= _area(quad) <= LIKE_SIZE[1] * size:
             continue
         found = _search_around(gray, outline, min_score, ALL if looks >= FULL_GATE else FLAT)
         if found is None or _cut_by_frame(found.corners, gray.shape):

@@ -573,15 +573,15 @@ def process_images(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
 
 def _read_or_refit(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitReader, timeout: float,
                    overrides: dict[int, int] | None, kinds: KindReader | None, t0: float) -> BoardResult:
-    """:func:`read_at`; a reading that does not solve is not final when the grid could be fitted otherwise
-    (``grid.refits``: on a page of pasted photos a photo's edge is an outline too): a refit that solves is
-    taken."""
+    """:func:`read_at`; a reading that does not solve (or leaves several solutions) is not final when the grid
+    could be fitted otherwise (``grid.refits``: on a page of pasted photos a photo's edge is an outline too):
+    a refit that solves, one way only, is taken."""
     result = read_at(image, gray, quad, reader, timeout, overrides, kinds, t0)
-    if result.status == "solved":
+    if result.status == "solved" and SEVERAL not in result.message:
         return result
     for other in refits(gray, quad):
         again = read_at(image, gray, other, reader, timeout, overrides, kinds, t0)
-        if again.status == "solved":
+        if again.status == "solved" and SEVERAL not in again.message:
             return again
     return result
 
