@@ -39,6 +39,7 @@ CONFIDENT = 0.9  # a reading whose weakest inked cell is above this is not re-re
 # a half had more than 15 such cells (upright: 4-47); a written-on page, whose handwriting the print model
 # is unsure of, is then read one way only
 SURE_UPRIGHT = 22
+FULL_BLANKS = 9  # a grid with no more blank cells than this is a printed solution (puzzles leave 45 or more)
 
 
 def warp(gray: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None = None, cell: int = CELL) -> np.ndarray:
@@ -545,8 +546,8 @@ def process_images(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
     """Every puzzle in one picture (a newspaper page), each read and solved on its own, in reading order
     (``grid.find_grids``); and how many puzzles the picture holds.
 
-    A grid read with every cell printed is a solution printed beside its puzzle, not a puzzle: it is left
-    out while another grid remains. ``puzzle`` reads only that one (the others are found, not read);
+    A grid read with (nearly) every cell printed is a solution printed beside its puzzle, not a puzzle: it
+    is left out while another grid remains. ``puzzle`` reads only that one (the others are found, not read);
     ``overrides`` are the first puzzle read's. A picture with no grid gives one ``no_grid`` result, as
     :func:`process_image`; one whose puzzle ``puzzle`` is not there gives none (the count says why).
     """
@@ -558,7 +559,7 @@ def process_images(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
     results = [_read_or_refit(image, gray, quad, reader, timeout, overrides if k == 0 else None, kinds, t0)
                for k, quad in enumerate(quads) if puzzle is None]
     if puzzle is None and len(results) > 1:
-        puzzles = [r for r in results if not (r.givens and "." not in r.givens)]
+        puzzles = [r for r in results if not _printed_full(r.givens)]
         results = puzzles or results
     if puzzle is None:
         return results, len(results)
@@ -588,8 +589,12 @@ def _read_or_refit(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: 
 
 def _printed_solution(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitReader) -> bool:
     """A grid with a printed digit in every cell (yesterday's solution printed beside today's puzzle)."""
-    reading = read_oriented(gray, quad.corners, reader, quad.lattice if quad.bent else None)[1]
-    return bool(reading.givens) and "." not in reading.givens
+    return _printed_full(read_oriented(gray, quad.corners, reader, quad.lattice if quad.bent else None)[1].givens)
+
+
+def _printed_full(givens: str | None) -> bool:
+    """Printed digits in all but a few cells (a cell or two misread as blank): a solution, never a puzzle."""
+    return givens is not None and givens.count(".") <= FULL_BLANKS
 
 
 def read_at(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitReader, timeout: float,
