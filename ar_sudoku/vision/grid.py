@@ -732,6 +732,7 @@ LIKE_SIZE = (0.5, 2.5)  # of the largest grid's area: an outline this size is se
 # photo pasted beside another: its edge and the grid's outline merge into a shape that scores nothing)
 CROP_MARGIN = 0.08  # of an outline's size, kept around it when it is searched on its own
 INSET = 0.04  # of a grid's size, cut off all round when its inside is searched for a grid it framed
+FRAME_BAND = 0.006  # of a grid's size: the band inside a frame painted over with the frame's outside
 FRAMED = (0.4, 0.85)  # of a grid's area: an outline inside it that may be the grid it frames (its own
 # border's inner edge: 0.9 and more)
 INNER_SHARE = (0.16, 0.6)  # of the first grid's area: the puzzles of a page taken for a grid (its boxes: 1/9)
@@ -873,10 +874,29 @@ def find_grids(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.0
     return reading_order(grids)
 
 
+def _inside_frame(gray: np.ndarray, grid: GridQuad, min_score: float) -> GridQuad | None:
+    """The grid inside ``grid`` taken as a frame: its crop with everything outside the frame's inner edge
+    painted the inside's paper colour (no step left for the threshold to take as a line), searched."""
+    bx, by, bw, bh = cv2.boundingRect(grid.corners.reshape(-1, 1, 2).astype(np.float32))
+    m = max(2, round(INSET * max(bw, bh)))
+    h, w = gray.shape[:2]
+    x0, y0, x1, y1 = max(0, bx - m), max(0, by - m), min(w, bx + bw + m), min(h, by + bh + m)
+    crop = gray[y0:y1, x0:x1].copy()
+    inside = np.zeros(crop.shape, np.uint8)
+    cv2.fillConvexPoly(inside, np.round(grid.corners - np.float32([x0, y0])).astype(np.int32), 1)
+    band = max(2, round(FRAME_BAND * max(bw, bh)))
+    inside = cv2.erode(inside, np.ones((2 * band + 1, 2 * band + 1), np.uint8))
+    if not inside.any():
+        return None
+    crop[inside == 0] = int(np.median(crop[inside > 0]))
+    found = _search(crop, min_score, 0.3, passes=FLAT)[0]
+    return None if found is None else _shifted(found, x0, y0)
+
+
 def refits(image: np.ndarray, grid: GridQuad, min_score: float = 0.25) -> list[GridQuad]:
     """Other fits of a grid whose reading fails (a photo's edge or a box taken for its outline, the outline
-    a cell off its lines): the grid found inside it, and the grid searched for again on a crop around it.
-    Only fits that move a corner by a quarter of a cell or more."""
+    a cell off its lines): the grid found inside it, the grid searched for again on a crop around it, and
+    the grid inside it taken as a frame. Only fits that move a corner by a quarter of a cell or more."""
     gray = to_gray(image)
     cell = float(np.linalg.norm(grid.corners[0] - grid.corners[2])) / (9 * 2**0.5)
     bx, by, bw, bh = cv2.boundingRect(grid.corners.reshape(-1, 1, 2).astype(np.float32))
@@ -889,6 +909,9 @@ def refits(image: np.ndarray, grid: GridQuad, min_score: float = 0.25) -> list[G
     around = _search_around(gray, grid.corners, min_score)
     if around is not None:
         found.append(around)
+    framed = _inside_frame(gray, grid, min_score)
+    if framed is not None:
+        found.append(framed)
     out: list[GridQuad] = []
     for g in found:
         moved = min(float(np.abs(np.roll(g.corners, k, axis=0) - grid.corners).max()) for k in range(4))

@@ -588,7 +588,7 @@ def _read_or_refit(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: 
 
 
 def _printed_solution(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitReader) -> bool:
-    """A grid with a printed digit in every cell (yesterday's solution printed beside today's puzzle)."""
+    """A grid printed (nearly) full: yesterday's solution printed beside today's puzzle."""
     return _printed_full(read_oriented(gray, quad.corners, reader, quad.lattice if quad.bent else None)[1].givens)
 
 
