@@ -797,10 +797,11 @@ def _search_around(gray: np.ndarray, outline: np.ndarray, min_score: float, pass
     found = _shifted(found, x0, y0)
     bx, by, bw, bh = cv2.boundingRect(found.corners.reshape(-1, 1, 2).astype(np.float32))
     m = round(INSET * max(bw, bh))
+    ix, iy = max(0, bx + m), max(0, by + m)
     if min(bw, bh) > 4 * m:
-        inner = _search(gray[by + m:by + bh - m, bx + m:bx + bw - m], min_score, 0.3, passes=CLEAR)[0]
+        inner = _search(gray[iy:max(iy, by + bh - m), ix:max(ix, bx + bw - m)], min_score, 0.3, passes=CLEAR)[0]
         if inner is not None:
-            inner = _shifted(inner, bx + m, by + m)
+            inner = _shifted(inner, ix, iy)
             if inner.score >= found.score + 0.05 and _area(inner.corners) >= 0.5 * _area(found.corners):
                 return inner
     return found
@@ -902,10 +903,11 @@ def refits(image: np.ndarray, grid: GridQuad, min_score: float = 0.25) -> list[G
     bx, by, bw, bh = cv2.boundingRect(grid.corners.reshape(-1, 1, 2).astype(np.float32))
     m = round(INSET * max(bw, bh))
     found = []
+    ix, iy = max(0, bx + m), max(0, by + m)
     if min(bw, bh) > 4 * m:
-        inner = _search(gray[max(0, by + m):by + bh - m, max(0, bx + m):bx + bw - m], min_score, 0.3, passes=FLAT)[0]
+        inner = _search(gray[iy:max(iy, by + bh - m), ix:max(ix, bx + bw - m)], min_score, 0.3, passes=FLAT)[0]
         if inner is not None:
-            found.append(_shifted(inner, max(0, bx + m), max(0, by + m)))
+            found.append(_shifted(inner, ix, iy))
     around = _search_around(gray, grid.corners, min_score)
     if around is not None:
         found.append(around)
