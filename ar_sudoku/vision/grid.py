@@ -868,6 +868,9 @@ def find_grids(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.0
         if looks < OTHER_GATE and not LIKE_SIZE[0] * size <= _area(quad) <= LIKE_SIZE[1] * size:
             continue
         found = _search_around(gray, outline, min_score, ALL if looks >= FULL_GATE else FLAT)
+        if found is not None and _cut_by_frame(found.corners, gray.shape):
+            # a pasted photo's edge cut by the page's: the grid it frames may be whole
+            found = _inside_frame(gray, found, min_score)
         if found is None or _cut_by_frame(found.corners, gray.shape):
             continue
         if not any(_overlaps(found.corners, g.corners) for g in grids):
