@@ -735,6 +735,7 @@ INSET = 0.04  # of a grid's size, cut off all round when its inside is searched 
 FRAME_BAND = 0.006  # of a grid's size: the band inside a frame painted over with the frame's outside
 FRAMED = (0.4, 0.85)  # of a grid's area: an outline inside it that may be the grid it frames (its own
 # border's inner edge: 0.9 and more)
+WIDE = 2.2  # a picture this much longer than high (or high than long) is a page of puzzles side by side
 INNER_SHARE = (0.16, 0.6)  # of the first grid's area: the puzzles of a page taken for a grid (its boxes: 1/9)
 
 
@@ -875,7 +876,31 @@ def find_grids(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.0
             continue
         if not any(_overlaps(found.corners, g.corners) for g in grids):
             grids.append(found)
+    if len(grids) < most and max(gray.shape[:2]) > WIDE * min(gray.shape[:2]):
+        grids += _in_strips(gray, grids, min_score, most - len(grids))
     return reading_order(grids)
+
+
+def _in_strips(gray: np.ndarray, grids: list[GridQuad], min_score: float, most: int) -> list[GridQuad]:
+    """Puzzles of a long page (three side by side) that its whole-picture search sees too small: the page
+    searched again in overlapping squares along its length, each at its own resolution; only grids whose
+    square holds them whole (not cut by its edges), away from those found."""
+    h, w = gray.shape[:2]
+    side = min(h, w)
+    length = max(h, w)
+    out: list[GridQuad] = []
+    for start in range(0, max(1, length - side // 2), side // 2):
+        if len(out) >= most:
+            break
+        a = min(start, max(0, length - side))
+        tile = gray[:, a:a + side] if w >= h else gray[a:a + side]
+        found = _search(tile, min_score, 0.1, passes=FLAT)[0]
+        if found is None or _cut_by_frame(found.corners, tile.shape, tol=4.0):
+            continue
+        found = _shifted(found, a, 0) if w >= h else _shifted(found, 0, a)
+        if not any(_overlaps(found.corners, g.corners) for g in grids + out):
+            out.append(found)
+    return out
 
 
 def _inside_frame(gray: np.ndarray, grid: GridQuad, min_score: float) -> GridQuad | None:

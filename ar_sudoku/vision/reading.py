@@ -560,7 +560,7 @@ def process_images(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
                for k, quad in enumerate(quads) if puzzle is None]
     if puzzle is None and len(results) > 1:
         puzzles = [r for r in results if not _printed_full(r.givens)]
-        results = puzzles or results
+        results = [_one_of_several_withheld(r) for r in puzzles] if len(puzzles) > 1 else puzzles or results
     if puzzle is None:
         return results, len(results)
     if len(quads) > 1 and puzzle < len(quads):
@@ -569,7 +569,19 @@ def process_images(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
         quads = kept or quads
     if puzzle >= len(quads):
         return [], len(quads)
-    return [_read_or_refit(image, gray, quads[puzzle], reader, timeout, overrides, kinds, t0)], len(quads)
+    result = _read_or_refit(image, gray, quads[puzzle], reader, timeout, overrides, kinds, t0)
+    return [_one_of_several_withheld(result) if len(quads) > 1 else result], len(quads)
+
+
+def _one_of_several_withheld(result: BoardResult) -> BoardResult:
+    """On a page of several puzzles, a reading with several solutions draws none: there it is most often a
+    grid fitted to something else (a pasted photo's edge, a faint grid read blank), and one of its
+    solutions would be an answer drawn on the wrong puzzle. (A photo of one puzzle keeps today's rule.)"""
+    if result.status != "solved" or SEVERAL not in result.message:
+        return result
+    return replace(result, status="unsolvable", solution=None,
+                   message="the reading has several solutions; on a page of several puzzles none is drawn "
+                           "(a misread cell or a misplaced grid)")
 
 
 def _read_or_refit(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitReader, timeout: float,
