@@ -556,8 +556,8 @@ def process_images(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
     quads = find_grids(gray)
     if not quads:
         return [BoardResult("no_grid", message="no Sudoku grid found", ms=(time.perf_counter() - t0) * 1e3)], 0
-    results = [_read_or_refit(image, gray, quad, reader, timeout, overrides if k == 0 else None, kinds, t0)
-               for k, quad in enumerate(quads) if puzzle is None]
+    results = [_read_or_refit(image, gray, quad, reader, timeout, overrides if k == 0 else None, kinds, t0,
+                              len(quads) > 1) for k, quad in enumerate(quads) if puzzle is None]
     if puzzle is None and len(results) > 1:
         puzzles = [r for r in results if not _printed_full(r.givens)]
         results = [_one_of_several_withheld(r) for r in puzzles] if len(puzzles) > 1 else puzzles or results
@@ -569,7 +569,7 @@ def process_images(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
         quads = kept or quads
     if puzzle >= len(quads):
         return [], len(quads)
-    result = _read_or_refit(image, gray, quads[puzzle], reader, timeout, overrides, kinds, t0)
+    result = _read_or_refit(image, gray, quads[puzzle], reader, timeout, overrides, kinds, t0, len(quads) > 1)
     return [_one_of_several_withheld(result) if len(quads) > 1 else result], len(quads)
 
 
@@ -585,16 +585,20 @@ def _one_of_several_withheld(result: BoardResult) -> BoardResult:
 
 
 def _read_or_refit(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitReader, timeout: float,
-                   overrides: dict[int, int] | None, kinds: KindReader | None, t0: float) -> BoardResult:
+                   overrides: dict[int, int] | None, kinds: KindReader | None, t0: float,
+                   page: bool = False) -> BoardResult:
     """:func:`read_at`; a reading that does not solve (or leaves several solutions) is not final when the grid
     could be fitted otherwise (``grid.refits``: on a page of pasted photos a photo's edge is an outline too):
-    a refit that solves, one way only, is taken."""
+    a refit that solves, one way only, is taken. On a ``page`` of several puzzles a reading the rules had to
+    correct is doubted too: a refit that solves with fewer corrections is taken."""
     result = read_at(image, gray, quad, reader, timeout, overrides, kinds, t0)
-    if result.status == "solved" and SEVERAL not in result.message:
+    sound = result.status == "solved" and SEVERAL not in result.message
+    if sound and not (page and result.corrected):
         return result
     for other in refits(gray, quad):
         again = read_at(image, gray, other, reader, timeout, overrides, kinds, t0)
-        if again.status == "solved" and SEVERAL not in again.message:
+        if again.status == "solved" and SEVERAL not in again.message and (
+                not sound or len(again.corrected) < len(result.corrected)):
             return again
     return result
 
