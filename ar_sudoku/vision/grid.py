@@ -918,7 +918,7 @@ def _inside_frame(gray: np.ndarray, grid: GridQuad, min_score: float) -> GridQua
     if not inside.any():
         return None
     crop[inside == 0] = int(np.median(crop[inside > 0]))
-    found = _search(crop, min_score, 0.3, passes=FLAT)[0]
+    found = _search(crop, min_score, 0.3)[0]
     return None if found is None else _shifted(found, x0, y0)
 
 
