@@ -808,13 +808,18 @@ def _search_around(gray: np.ndarray, outline: np.ndarray, min_score: float, pass
     return found
 
 
-def _unframed(grid: GridQuad, gray: np.ndarray, small: np.ndarray, scale: float, largest: list[np.ndarray],
-              min_score: float) -> GridQuad:
+def _at_least(shapes: list[tuple[np.ndarray, np.ndarray]], area: float) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The outlines (and quads) of ``shapes`` as :func:`_outlines` gives them for ``area``."""
+    return [(c, q) for c, q in shapes if cv2.contourArea(c) >= area and _area(q) >= area]
+
+
+def _unframed(grid: GridQuad, gray: np.ndarray, small: np.ndarray, scale: float,
+              shapes: list[tuple[np.ndarray, np.ndarray]], min_score: float) -> GridQuad:
     """The grid, or the clearer grid it frames: a photo's edge on a page of pasted photos, a box around a
     puzzle. Only an outline well inside it (``FRAMED`` of its area) that looks more like a grid is tried."""
     outer = grid.corners * scale
     area = _area(outer)
-    for contour, quad in _outlines(small, FRAMED[0] * area, True, largest):
+    for contour, quad in _at_least(shapes, FRAMED[0] * area):
         if _area(quad) > FRAMED[1] * area or not _contains(outer, quad.mean(axis=0)):
             continue
         if structure_score(small, refine_corners(contour, quad)) < grid.score + 0.05:
@@ -846,7 +851,9 @@ def find_grids(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.0
     outer = first.corners * scale
     first_area = _area(outer)
     inner: list[GridQuad] = []
-    for contour, quad in _outlines(small, INNER_SHARE[0] * first_area, True, largest):
+    # the outlines every step below looks at, their quads made once
+    shapes = _outlines(small, min(INNER_SHARE[0], OTHER_SHARE) * first_area, True, largest)
+    for contour, quad in _at_least(shapes, INNER_SHARE[0] * first_area):
         if _area(quad) > INNER_SHARE[1] * first_area or not _contains(outer, quad.mean(axis=0)):
             continue
         if any(_overlaps(quad / scale, g.corners) for g in inner):
@@ -856,10 +863,12 @@ def find_grids(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.0
         found = _search_around(gray, quad / scale, min_score)
         if found is not None and not any(_overlaps(found.corners, g.corners) for g in inner):
             inner.append(found)
-    grids = inner if len(inner) >= 2 else [_unframed(first, gray, small, scale, largest, min_score)]
+    grids = inner if len(inner) >= 2 else [_unframed(first, gray, small, scale, shapes, min_score)]
     size = max(_area(g.corners) for g in grids) * scale * scale
     area_min = max(min_area * small.shape[0] * small.shape[1], OTHER_SHARE * size)
-    for contour, quad in _outlines(small, area_min, True, largest):
+    if area_min < min(INNER_SHARE[0], OTHER_SHARE) * first_area:  # the page's puzzles are smaller than it
+        shapes = _outlines(small, area_min, True, largest)
+    for contour, quad in _at_least(shapes, area_min):
         if len(grids) >= most:
             break
         outline = quad / scale
