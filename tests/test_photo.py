@@ -14,7 +14,7 @@ from ar_sudoku.vision.reading import process_image
 from ar_sudoku.vision.synth import quad
 
 KEYS = {"path", "corners", "givens", "confidence", "solution", "status", "message", "ms", "lattice", "cells",
-        "entries", "candidates", "mistakes", "doubts", "unreadable"}
+        "entries", "candidates", "mistakes", "doubts", "unreadable", "puzzle"}
 
 
 @pytest.mark.data
@@ -95,6 +95,8 @@ def test_json_contract_and_bad_inputs(tmp_path, capsys):
     assert [r["status"] for r in rows] == ["solved", "error", "error", "error", "no_grid"]
     for r in rows:
         assert set(r) == KEYS
+    # the one puzzle of a photo is puzzle 0; a photo without one has none
+    assert [r["puzzle"] for r in rows] == [0, None, None, None, None]
     ok = rows[0]
     assert ok["givens"] == givens and len(ok["solution"]) == 81 and len(ok["confidence"]) == 81
     assert all(0 <= c <= 1 for c in ok["confidence"])

@@ -99,9 +99,13 @@ def test_api_read_matches_the_photo_command_and_refuses_bad_uploads(server, caps
     cli = json.loads(capsys.readouterr().out)
     status, api = post(server + "/api/read", [], PHOTO.read_bytes())
     assert status == 200
-    assert set(api) == set(cli)  # the same object, key for key
-    for key in ("givens", "solution", "status", "corners"):
-        assert api[key] == cli[key], key
+    # the same object, key for key, at the top (the first puzzle, for clients reading one a photo) and in
+    # ``puzzles``, which holds every puzzle of the photo: this one's single puzzle
+    assert set(api) == set(cli) | {"puzzles"}
+    assert len(api["puzzles"]) == 1 and set(api["puzzles"][0]) == set(cli)
+    for key in ("givens", "solution", "status", "corners", "puzzle"):
+        assert api[key] == cli[key] == api["puzzles"][0][key], key
+    assert api["puzzle"] == 0
     assert api["solution"] and api["path"] == "photo.jpg"
 
     status, fixed = post(server + "/api/read", [("set", FIX), ("marks", "1")], PHOTO.read_bytes())
@@ -119,6 +123,9 @@ def test_api_read_matches_the_photo_command_and_refuses_bad_uploads(server, caps
         assert status == want, (name, status, obj)
         assert obj["error"] and "Traceback" not in obj["error"], name
     assert post(server + "/api/read", [("set", "r0c1=5")], PHOTO.read_bytes())[0] == 400
+    assert post(server + "/api/read", [("puzzle", "-1")], PHOTO.read_bytes())[0] == 400
+    status, none = post(server + "/api/read", [("puzzle", "1")], PHOTO.read_bytes())
+    assert status == 200 and none["status"] == "no_grid" and "no puzzle 1" in none["message"]
     assert health(server)["ok"]
 
 

@@ -17,7 +17,7 @@ from ar_sudoku.sudoku.logic import PAPER_ORDER, NoSolutionError, Step, next_step
 from ar_sudoku.sudoku.rules import BoardResult
 from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.kinds import KindReader
-from ar_sudoku.vision.reading import process_image
+from ar_sudoku.vision.reading import process_image, process_images
 
 
 @dataclass(frozen=True)
@@ -57,18 +57,38 @@ def analyse(image: np.ndarray, reader: DigitReader, *, timeout: float = 1.0,
 
     With ``kinds`` the printed givens are told from what the person wrote (``result.written``).
     """
-    result = process_image(image, reader, timeout, overrides, kinds)
-    if result.corners is not None and scale != 1.0:
-        result = replace(result, corners=result.corners * scale,
-                         lattice=None if result.lattice is None else result.lattice * scale)
+    result = _scaled(process_image(image, reader, timeout, overrides, kinds), scale)
     marks, hint = plan(result, show)
     return PhotoAnalysis(result, show=show, marks=marks, hint=hint)
 
 
-def annotate(image: np.ndarray, analysis: PhotoAnalysis) -> np.ndarray:
-    """A copy of the (full-size, colour) photo with the marks drawn on the paper."""
+def _scaled(result: BoardResult, scale: float) -> BoardResult:
+    if result.corners is None or scale == 1.0:
+        return result
+    return replace(result, corners=result.corners * scale,
+                   lattice=None if result.lattice is None else result.lattice * scale)
+
+
+def analyse_page(image: np.ndarray, reader: DigitReader, *, timeout: float = 1.0,
+                 overrides: dict[int, int] | None = None, show: Mode = "answer", scale: float = 1.0,
+                 kinds: KindReader | None = None, puzzle: int | None = None) -> tuple[list[PhotoAnalysis], int]:
+    """Every puzzle in ``image``, each read, solved and planned on its own, in reading order (or only
+    puzzle number ``puzzle``); and how many puzzles the photo holds (``reading.process_images``)."""
+    results, count = process_images(image, reader, timeout, overrides, kinds, puzzle)
+    out = []
+    for result in results:
+        result = _scaled(result, scale)
+        marks, hint = plan(result, show)
+        out.append(PhotoAnalysis(result, show, marks, hint))
+    return out, count
+
+
+def annotate(image: np.ndarray, *analyses: PhotoAnalysis) -> np.ndarray:
+    """A copy of the (full-size, colour) photo with every puzzle's marks drawn on the paper."""
     out = image.copy()
-    corners = analysis.result.corners
-    if analysis.marks is not None and corners is not None:
-        OverlayRenderer().draw_marks(out, corners, analysis.marks, analysis.result.lattice)
+    renderer = OverlayRenderer()
+    for analysis in analyses:
+        corners = analysis.result.corners
+        if analysis.marks is not None and corners is not None:
+            renderer.draw_marks(out, corners, analysis.marks, analysis.result.lattice)
     return out

@@ -38,6 +38,17 @@ UNSURE = 0.8  # cells read with less confidence than this are named in the text 
 SET_RE = re.compile(r"^r([1-9])c([1-9])=([0-9.])$", re.IGNORECASE)
 
 
+def puzzle_index(text: str) -> int:
+    """``--puzzle N``: a puzzle's index on the page, 0 or more."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: a puzzle number, 0 or more (0 is the page's first)")
+    return n
+
+
 def parse_sets(items: list[str] | None) -> dict[int, int]:
     """``r3c5=7`` -> {22: 7}; ``=0`` or ``=.`` clears a cell."""
     out: dict[int, int] = {}
@@ -50,11 +61,13 @@ def parse_sets(items: list[str] | None) -> dict[int, int]:
     return out
 
 
-def print_text(path: str, result: BoardResult, reveal: bool = True) -> None:
-    """The reading and (when ``reveal``) the solution side by side, and the cells least sure of."""
+def print_text(path: str, result: BoardResult, reveal: bool = True, label: str = "") -> None:
+    """The reading and (when ``reveal``) the solution side by side, and the cells least sure of.
+
+    ``label`` names the puzzle on a page of several (`` puzzle 1``)."""
     from ar_sudoku.sudoku.solver import format_grid
 
-    print(f"{path}: {result.status}" + (f" ({result.message})" if result.message else "")
+    print(f"{path}{label}: {result.status}" + (f" ({result.message})" if result.message else "")
           + f"  [{result.ms:.0f} ms]")
     if result.unreadable and result.status == Status.SOLVED:
         print("unreadable (glare?), no answer drawn there: "
@@ -87,17 +100,20 @@ class PhotoJob:
     out: str | None  # -o OUT (one photo)
     out_dir: str | None
     show: Mode = "answer"
+    puzzle: int | None = None  # --puzzle N: read only that puzzle of each photo
     threads: int = 1  # onnxruntime threads per process: the cores the other processes leave free
     max_pixels: int | None = None  # a photo declaring more is refused before decoding
 
 
 @dataclass(frozen=True)
 class PhotoDone:
-    """One photo's outcome, back from the worker: the result, and the annotated photo (encoded, for the
-    main process to write: a worker stopped mid-photo leaves nothing on disk) or why it cannot be."""
+    """One photo's outcome, back from the worker: each puzzle's result (in reading order; one ``no_grid`` or
+    ``error`` result when there is none), how many puzzles the photo holds, and the annotated photo (encoded,
+    for the main process to write: a worker stopped mid-photo leaves nothing on disk) or why it cannot be."""
 
     src: str
-    analysis: PhotoAnalysis
+    analyses: tuple[PhotoAnalysis, ...]
+    count: int = 1
     wrote: str | None = None
     write_error: CliError | None = None
     dest: str | None = None
@@ -120,7 +136,7 @@ def _readers_for(job: PhotoJob):
 
 def read_photo(src: Path, job: PhotoJob) -> PhotoDone:
     """Decode, read, solve and (if asked) annotate one photo; never raises for a bad photo."""
-    from ar_sudoku.ar.photo import analyse, annotate
+    from ar_sudoku.ar.photo import analyse_page, annotate
     from ar_sudoku.io.images import read_image
 
     dest = Path(job.out) if job.out else out_dir_name(src, job.out_dir) if job.out_dir else None
@@ -135,20 +151,25 @@ def read_photo(src: Path, job: PhotoJob) -> PhotoDone:
             image = load_named(job.calibration).undistort_image(image)
     except ArSudokuError as exc:
         hint = " (--max-pixels N reads it)" if isinstance(exc, TooManyPixels) else ""
-        return PhotoDone(str(src), PhotoAnalysis(BoardResult(Status.ERROR, message=f"{src}: {exc}{hint}"), job.show))
+        return PhotoDone(str(src), (PhotoAnalysis(BoardResult(Status.ERROR, message=f"{src}: {exc}{hint}"), job.show),))
     digits, kinds = _readers_for(job)
-    done = analyse(image, digits, timeout=job.timeout, overrides=job.overrides, show=job.show,
-                   scale=photo.scale, kinds=kinds)
-    # decoding included: what a user waits for
-    done = replace(done, result=replace(done.result, ms=(time.perf_counter() - t0) * 1e3))
+    found, count = analyse_page(image, digits, timeout=job.timeout, overrides=job.overrides, show=job.show,
+                                scale=photo.scale, kinds=kinds, puzzle=job.puzzle)
+    if not found:  # --puzzle N on a photo holding fewer
+        held = f"{count} puzzle{'s' * (count != 1)}" + (f" (--puzzle 0-{count - 1})" if count > 1 else "")
+        found = [PhotoAnalysis(BoardResult(Status.NO_GRID, message=f"no puzzle {job.puzzle}: the photo holds {held}"),
+                               job.show)]
+    # decoding included: what a user waits for (on a page of several, the whole page's time)
+    ms = (time.perf_counter() - t0) * 1e3
+    done = tuple(replace(a, result=replace(a.result, ms=ms)) for a in found)
     if dest is None:
-        return PhotoDone(str(src), done)
+        return PhotoDone(str(src), done, count)
     try:
         refuse_overwriting([("--out-dir" if job.out_dir else "--output", dest)], [src])
-        encoded = encode_image(dest, annotate(image, done))
+        encoded = encode_image(dest, annotate(image, *done))
     except CliError as exc:
-        return PhotoDone(str(src), done, write_error=exc)
-    return PhotoDone(str(src), done, dest=str(dest), encoded=encoded)
+        return PhotoDone(str(src), done, count, write_error=exc)
+    return PhotoDone(str(src), done, count, dest=str(dest), encoded=encoded)
 
 
 def encode_image(path: Path, img) -> bytes:
@@ -329,7 +350,7 @@ def run(args: argparse.Namespace) -> int:
         jobs = usable_cores()
     show: Mode = "check" if args.check else args.show
     job = PhotoJob(model=args.model, timeout=args.timeout, overrides=parse_sets(args.set), calibration=args.calibration,
-                   out=args.output, out_dir=args.out_dir, show=show, threads=model_threads(jobs),
+                   out=args.output, out_dir=args.out_dir, show=show, puzzle=args.puzzle, threads=model_threads(jobs),
                    max_pixels=args.max_pixels)
     if args.calibration:
         from ar_sudoku.io.calibration import load_named
@@ -347,29 +368,38 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _report(done: PhotoDone, args: argparse.Namespace, show: Mode) -> int:
-    """Print one photo's outcome; its exit code."""
+    """Print one photo's outcome, puzzle by puzzle; its exit code."""
     from ar_sudoku.cli.records import photo_json
 
-    result, marks = done.analysis.result, done.analysis.marks
-    # a photo that cannot be read is bad input (2); one read without an answer is 1
-    code = max(EXIT_OK, EXIT_BAD_INPUT if result.status == Status.ERROR else EXIT_OK if result.status == Status.SOLVED
-               else EXIT_UNSOLVED)
-    if args.json:
-        print(json.dumps(photo_json(done.analysis, done.src)), flush=True)
-    else:
-        print_text(done.src, result, reveal=show == "answer")
-        if result.written is not None and result.solution:
-            for line in result.written.mistake_lines(result.solution, reveal=show == "answer"):
-                print(line)
-        if marks is not None and marks.text:
-            print(f"{show}: {marks.text}\n")
+    code = EXIT_OK
+    several = len(done.analyses) > 1 or args.puzzle is not None
+    for k, analysis in enumerate(done.analyses):
+        result, marks = analysis.result, analysis.marks
+        index = args.puzzle if args.puzzle is not None else k
+        # a photo that cannot be read is bad input (2); one read without an answer is 1
+        code = max(code, EXIT_BAD_INPUT if result.status == Status.ERROR else EXIT_OK if result.status == Status.SOLVED
+                   else EXIT_UNSOLVED)
+        if args.json:
+            obj = photo_json(analysis, done.src)
+            # which puzzle of the page (in reading order); none when no grid was found or the photo is unreadable
+            obj["puzzle"] = index if result.corners is not None else None
+            print(json.dumps(obj), flush=True)
+        else:
+            print_text(done.src, result, reveal=show == "answer", label=f" puzzle {index}" if several else "")
+            if result.written is not None and result.solution:
+                for line in result.written.mistake_lines(result.solution, reveal=show == "answer"):
+                    print(line)
+            if marks is not None and marks.text:
+                print(f"{show}: {marks.text}\n")
+        missing = result.status == Status.NO_GRID and args.puzzle is not None and done.count
+        if result.status == Status.ERROR or missing:
+            print(f"ar-sudoku: {done.src}: {result.message}" if result.status == Status.NO_GRID
+                  else f"ar-sudoku: {result.message}", file=sys.stderr)
     if done.write_error is not None:
         print(f"ar-sudoku: {done.write_error}", file=sys.stderr)
         code = max(code, done.write_error.code)
     elif done.wrote and not args.json:
         print(f"wrote {done.wrote}\n")
-    if result.status == Status.ERROR:
-        print(f"ar-sudoku: {result.message}", file=sys.stderr)
     return code
 
 
@@ -378,12 +408,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "image",
         help="read, solve and annotate photos of puzzles",
         **help_format(
-            "Find the puzzle in each photo, read its digits, solve it, and (with -o or --out-dir) "
-            "write the photo with the solved digits drawn in the empty cells. Exit 0 when every "
+            "Find the puzzles in each photo (a page of several: each one), read their digits, solve them, and "
+            "(with -o or --out-dir) write the photo with the solved digits drawn in the empty cells. Exit 0 when every "
             "photo is solved, 1 when any is not (no grid, unreadable, no solution), 2 for bad usage.",
             "  ar-sudoku image samples/photo.jpg -o solved.png\n"
             "  ar-sudoku image photos/ --out-dir out/ --json > results.jsonl   # a folder: every photo in it\n"
-            "  ar-sudoku image samples/photo.jpg --set r3c5=7 --set r1c1=0   # correct a misread cell\n",
+            "  ar-sudoku image samples/photo.jpg --set r3c5=7 --set r1c1=0   # correct a misread cell\n"
+            "  ar-sudoku image page.jpg --puzzle 1 -o solved.png   # a page of puzzles: only the second\n",
         ),
     )
     p.add_argument("photos", nargs="+", metavar="PHOTO", help="photo files, or folders of them")
@@ -392,8 +423,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     where.add_argument("--out-dir", metavar="DIR",
                        help="write PHOTO_solved.png for each photo here (refused when a name would be an input's, "
                             "or two photos' names would meet)")
-    p.add_argument("--json", action="store_true", help="one JSON object per photo on stdout")
-    p.add_argument("--set", action="append", metavar="rRcC=D", help="override a read cell (0 clears); repeatable")
+    p.add_argument("--json", action="store_true",
+                   help="one JSON object per puzzle on stdout (a page of several: one per puzzle, each with its "
+                        "'puzzle' index, in reading order)")
+    p.add_argument("--puzzle", type=puzzle_index, default=None, metavar="N",
+                   help="read only puzzle N of each photo (0 first; rows of the page from the top, then left "
+                        "to right); a photo holding fewer is said on stderr (exit 1)")
+    p.add_argument("--set", action="append", metavar="rRcC=D",
+                   help="override a read cell (0 clears); repeatable; on a page of several, the first puzzle's "
+                        "(with --puzzle N, puzzle N's)")
     p.add_argument("--timeout", type=positive_seconds, default=1.0, metavar="S",
                    help="solver time limit per photo (default 1)")
     p.add_argument("--model", metavar="PATH", help="another digits.onnx (default: the shipped model)")

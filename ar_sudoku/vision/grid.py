@@ -39,6 +39,7 @@ WORK_SIZE = 640  # long side of the image the search runs on
 MIN_GRID_SIDE = 27  # a picture narrower than this (3 px a cell) holds no grid to read
 PROBE = 20  # pixels per cell in the structure test
 CLEAR_SCORE = 0.45  # a structure score above this needs no second opinion
+CLEAR, FLAT, ALL = 0, 1, 2  # the passes of a search: the first two, every flat one, every one
 
 
 BENT = 0.15  # cells: a lattice this far from the flat grid of its corners is read and drawn as curled
@@ -166,6 +167,9 @@ def _quad_from_contour(contour: np.ndarray) -> np.ndarray | None:
     return order_corners(quad)
 
 
+EDGE_SHARE = 0.01  # of the picture's longer side: a fitted corner this close to its edge is on it
+
+
 def _cut_by_frame(quad: np.ndarray, shape: tuple[int, ...], tol: float = 3.0) -> bool:
     """Two corners on the same picture edge: a grid (or page) running out of the picture."""
     h, w = shape[:2]
@@ -236,18 +240,24 @@ def structure_score(gray: np.ndarray, quad: np.ndarray, lattice: np.ndarray | No
     return min(scores)
 
 
-def _outlines(mask: np.ndarray, area_min: float, allow_cut: bool) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The largest closed outlines with a plausible quad (outline, quad), largest first."""
+def _largest(mask: np.ndarray, limit: int = 8) -> list[np.ndarray]:
+    """The ``limit`` largest contours of ``mask``, largest first."""
     # a border of background lets a grid that touches the frame edge still close its contour
     pad = 4
     padded = cv2.copyMakeBorder(mask, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
     # RETR_LIST, not EXTERNAL: a page edge or a frame around the puzzle encloses the grid's own contour
     contours = imutils.grab_contours(cv2.findContours(padded, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE))
+    return [c - pad for c in sorted(contours, key=cv2.contourArea, reverse=True)[:limit]]
+
+
+def _outlines(mask: np.ndarray, area_min: float, allow_cut: bool,
+              largest: list[np.ndarray] | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The largest closed outlines with a plausible quad (outline, quad), largest first (of ``largest``,
+    the mask's contours when they are known already)."""
     out = []
-    for contour in sorted(contours, key=cv2.contourArea, reverse=True)[:8]:
+    for contour in _largest(mask) if largest is None else largest:
         if cv2.contourArea(contour) < area_min:
             break
-        contour = contour - pad
         quad = _quad_from_contour(contour)
         if quad is None or cv2.contourArea(quad) < area_min:
             continue
@@ -259,10 +269,10 @@ def _outlines(mask: np.ndarray, area_min: float, allow_cut: bool) -> list[tuple[
 
 
 def _best_quad(mask: np.ndarray, probe: np.ndarray, min_score: float, area_min: float,
-               allow_cut: bool = True) -> GridQuad | None:
+               allow_cut: bool = True, largest: list[np.ndarray] | None = None) -> GridQuad | None:
     best: GridQuad | None = None
     best_area = 0.0
-    for contour, quad in _outlines(mask, area_min, allow_cut):
+    for contour, quad in _outlines(mask, area_min, allow_cut, largest):
         if best is not None and best.score >= CLEAR_SCORE and cv2.contourArea(quad) < 0.25 * best_area:
             # a box or a cell inside a clear grid (the outlines come largest first): never the grid itself.
             # Over the 408 photos' 3,820 candidates this skips most of the work and changes no choice
@@ -639,20 +649,32 @@ def find_grid(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.02
     touching text or a second puzzle); a gentler threshold (faint print); the
     grid rebuilt from its boxes or cells (an outline merged with other print).
     """
-    gray = to_gray(image)
+    return _search(to_gray(image), min_score, min_area, allow_cut, precise)[0]
+
+
+def _search(gray: np.ndarray, min_score: float = 0.25, min_area: float = 0.02, allow_cut: bool = True,
+            precise: bool = True,
+            passes: int = ALL) -> tuple[GridQuad | None, tuple[np.ndarray, list[np.ndarray]] | None, float]:
+    """:func:`find_grid` on a grey picture, with the working-size picture it searched, that picture's largest
+    outlines and its scale (where :func:`find_grids` looks for the other puzzles). ``passes``: ``CLEAR``, the
+    first two only (a grid checked for one inside it); ``FLAT``, not the curled or cut ones (an outline that
+    hardly looks like a grid, beside the puzzle found: most are none, and those passes cost the most)."""
     h, w = gray.shape[:2]
     if min(h, w) < MIN_GRID_SIDE:  # a sliver (20000x2) or a dot: no grid, and nothing to shrink it to
-        return None
+        return None, None, 1.0
     scale = min(1.0, WORK_SIZE / max(h, w))
     small = shrink(gray, (round(w * scale), round(h * scale))) if scale < 1 else gray
     area_min = min_area * small.shape[0] * small.shape[1]
     binary = binarize(small)
-    found = _best_quad(binary, small, min_score, area_min, allow_cut)
+    largest = _largest(binary, OTHER_OUTLINES)  # the first eight are the search's; the rest, other puzzles'
+    found = _best_quad(binary, small, min_score, area_min, allow_cut, largest[:8])
     if found is None or found.score < CLEAR_SCORE:
         # text or a smudge glued to the border bends the outline: the long lines alone may fit better
         lines = _best_quad(long_lines(binary), small, min_score, area_min, allow_cut)
         if lines is not None and (found is None or lines.score > found.score):
             found = lines
+    if found is None and passes == CLEAR:
+        return None, (small, largest), scale
     if found is None:
         faint = binarize(small, 3)
         found = _best_quad(faint, small, min_score, area_min, allow_cut) or _best_quad(
@@ -664,6 +686,8 @@ def find_grid(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.02
     pieces = _pieces(binary, area_min) if found is None else []
     if found is None:
         found = _from_pieces(pieces, small, min_score, area_min)
+    if passes == FLAT and found is None:
+        return None, (small, largest), scale
     if found is None or found.score < CLEAR_SCORE:
         curled = _best_curled(binary, small, min_score, area_min, found, allow_cut)
         if curled is None and allow_cut:
@@ -681,9 +705,9 @@ def find_grid(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.02
         if cut is not None:
             found, open_sides = cut
     if found is None:
-        return None
+        return None, (small, largest), scale
     if found.lattice is None and not precise:
-        return GridQuad(found.corners / scale, found.score)
+        return GridQuad(found.corners / scale, found.score), (small, largest), scale
     # the crossings fitted to the lines at full resolution, where the cells will be cut: the outline's
     # corners sit on the border's outer edge, and a curled page's small-scale fit is coarse
     guess = found.crossings() / scale
@@ -697,7 +721,244 @@ def find_grid(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.02
     elif lattice is not None and bend_of(lattice) >= BENT:
         flat = _flatter(gray, lattice)
         if flat is not lattice:  # the outline's corners were off its lines: the refitted grid's own corners
-            return GridQuad(corners_of(flat), found.score, flat)
+            return GridQuad(corners_of(flat), found.score, flat), (small, largest), scale
     if lattice is None or bend_of(lattice) < BENT:
-        return GridQuad(found.corners / scale, found.score, lattice)
-    return GridQuad(corners_of(lattice), found.score, lattice)
+        return GridQuad(found.corners / scale, found.score, lattice), (small, largest), scale
+    return GridQuad(corners_of(lattice), found.score, lattice), (small, largest), scale
+
+
+OTHER_OUTLINES = 24  # outlines kept from the first search, where the other puzzles of a page are looked for
+MOST_GRIDS = 6  # puzzles looked for in one picture (a newspaper page prints two or three, a magazine four)
+OTHER_SHARE = 0.15  # another puzzle's outline is at least this share of the first one's (a children's 6x6)
+OTHER_GATE = 0.05  # structure score an outline's own quad needs before its neighbourhood is searched (flat)
+FULL_GATE = 0.1  # ... and before it is searched with every pass (curled, cut)
+LIKE_SIZE = (0.5, 2.5)  # of the largest grid's area: an outline this size is searched whatever its score (a
+# photo pasted beside another: its edge and the grid's outline merge into a shape that scores nothing)
+CROP_MARGIN = 0.08  # of an outline's size, kept around it when it is searched on its own
+INSET = 0.04  # of a grid's size, cut off all round when its inside is searched for a grid it framed
+FRAME_BAND = 0.006  # of a grid's size: the band inside a frame painted over with the frame's outside
+FRAMED = (0.4, 0.85)  # of a grid's area: an outline inside it that may be the grid it frames (its own
+# border's inner edge: 0.9 and more)
+WIDE = 2.2  # a picture this much longer than high (or high than long) is a page of puzzles side by side
+INNER_SHARE = (0.16, 0.6)  # of the first grid's area: the puzzles of a page taken for a grid (its boxes: 1/9)
+
+
+def _contains(quad: np.ndarray, point: np.ndarray) -> bool:
+    return cv2.pointPolygonTest(quad.reshape(-1, 1, 2).astype(np.float32), (float(point[0]), float(point[1])),
+                                False) >= 0
+
+
+def _overlaps(a: np.ndarray, b: np.ndarray, share: float = 0.1) -> bool:
+    """Two grids' outlines share more than ``share`` of the smaller one, or one holds the other's centre."""
+    if _contains(a, b.mean(axis=0)) or _contains(b, a.mean(axis=0)):
+        return True
+    area, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
+    return area > share * min(cv2.contourArea(a.astype(np.float32)), cv2.contourArea(b.astype(np.float32)))
+
+
+def reading_order(grids: list[GridQuad]) -> list[GridQuad]:
+    """Grids as a page is read: rows from the top, then left to right within a row.
+
+    A row is the grids whose heights overlap (by half of the shorter one), not the same y: a page
+    photographed at a tilt puts one puzzle of a row a little higher than its neighbour.
+    """
+    rows: list[list[GridQuad]] = []
+    for g in sorted(grids, key=lambda g: float(g.corners[:, 1].min())):
+        top, bottom = float(g.corners[:, 1].min()), float(g.corners[:, 1].max())
+        for row in rows:
+            r_top = min(float(o.corners[:, 1].min()) for o in row)
+            r_bottom = max(float(o.corners[:, 1].max()) for o in row)
+            if min(bottom, r_bottom) - max(top, r_top) > 0.5 * min(bottom - top, r_bottom - r_top):
+                row.append(g)
+                break
+        else:
+            rows.append([g])
+    return [g for row in rows for g in sorted(row, key=lambda g: float(g.corners[:, 0].mean()))]
+
+
+def _shifted(grid: GridQuad, dx: float, dy: float) -> GridQuad:
+    d = np.array([dx, dy], np.float32)
+    return GridQuad(grid.corners + d, grid.score, None if grid.lattice is None else grid.lattice + d)
+
+
+def _area(quad: np.ndarray) -> float:
+    return float(cv2.contourArea(quad.astype(np.float32)))
+
+
+def _search_around(gray: np.ndarray, outline: np.ndarray, min_score: float, passes: int = ALL) -> GridQuad | None:
+    """The grid in the neighbourhood of ``outline`` (full-resolution pixels), searched on its own crop
+    (with ``passes`` of :func:`_search`).
+
+    A grid found there whose inside holds a clearer grid of half its size or more was the frame around
+    it (a photo's edge, a box on the page): the inner one is taken.
+    """
+    h, w = gray.shape[:2]
+    x0, y0, bw, bh = cv2.boundingRect(outline.reshape(-1, 1, 2).astype(np.float32))
+    m = round(CROP_MARGIN * max(bw, bh))
+    x0, y0, x1, y1 = max(0, x0 - m), max(0, y0 - m), min(w, x0 + bw + m), min(h, y0 + bh + m)
+    found = _search(gray[y0:y1, x0:x1], min_score, 0.2, passes=passes)[0]
+    if found is None:
+        return None
+    found = _shifted(found, x0, y0)
+    bx, by, bw, bh = cv2.boundingRect(found.corners.reshape(-1, 1, 2).astype(np.float32))
+    m = round(INSET * max(bw, bh))
+    ix, iy = max(0, bx + m), max(0, by + m)
+    if min(bw, bh) > 4 * m:
+        inner = _search(gray[iy:max(iy, by + bh - m), ix:max(ix, bx + bw - m)], min_score, 0.3, passes=CLEAR)[0]
+        if inner is not None:
+            inner = _shifted(inner, ix, iy)
+            if inner.score >= found.score + 0.05 and _area(inner.corners) >= 0.5 * _area(found.corners):
+                return inner
+    return found
+
+
+def _at_least(shapes: list[tuple[np.ndarray, np.ndarray]], area: float) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The outlines (and quads) of ``shapes`` as :func:`_outlines` gives them for ``area``."""
+    return [(c, q) for c, q in shapes if cv2.contourArea(c) >= area and _area(q) >= area]
+
+
+def _unframed(grid: GridQuad, gray: np.ndarray, small: np.ndarray, scale: float,
+              shapes: list[tuple[np.ndarray, np.ndarray]], min_score: float) -> GridQuad:
+    """The grid, or the clearer grid it frames: a photo's edge on a page of pasted photos, a box around a
+    puzzle. Only an outline well inside it (``FRAMED`` of its area) that looks more like a grid is tried."""
+    outer = grid.corners * scale
+    area = _area(outer)
+    for contour, quad in _at_least(shapes, FRAMED[0] * area):
+        if _area(quad) > FRAMED[1] * area or not _contains(outer, quad.mean(axis=0)):
+            continue
+        if structure_score(small, refine_corners(contour, quad)) < grid.score + 0.05:
+            continue
+        inner = _search_around(gray, quad / scale, min_score)
+        if inner is not None and inner.score >= grid.score + 0.05 and _contains(grid.corners, inner.corners.mean(0)):
+            return inner
+    return grid
+
+
+def find_grids(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.02,
+               most: int = MOST_GRIDS) -> list[GridQuad]:
+    """Every puzzle's grid in a photo (a newspaper page prints two or three side by side), in reading order.
+
+    The first is :func:`find_grid`'s, found as it finds it, so a photo of one puzzle costs one more
+    look at the outlines it already has. When two or more clear grids lie inside it, it was the page
+    around them (its rows of puzzles can line up as a grid's lines do), and they replace it. The
+    others come from the same outlines: each one that is not inside, around or across a grid found,
+    is large enough beside the first, and shows some line structure is searched on its own (cropped,
+    at its own resolution, with every pass :func:`find_grid` has). A grid cut by the picture's edge is
+    not another puzzle (the neighbour of a photographed one, half in view); a grid overlapping one
+    found is that one.
+    """
+    gray = to_gray(image)
+    first, pictures, scale = _search(gray, min_score, min_area)
+    if first is None or pictures is None:
+        return []
+    small, largest = pictures
+    outer = first.corners * scale
+    first_area = _area(outer)
+    inner: list[GridQuad] = []
+    # the outlines every step below looks at, their quads made once
+    shapes = _outlines(small, min(INNER_SHARE[0], OTHER_SHARE) * first_area, True, largest)
+    for contour, quad in _at_least(shapes, INNER_SHARE[0] * first_area):
+        if _area(quad) > INNER_SHARE[1] * first_area or not _contains(outer, quad.mean(axis=0)):
+            continue
+        if any(_overlaps(quad / scale, g.corners) for g in inner):
+            continue
+        if structure_score(small, refine_corners(contour, quad)) < CLEAR_SCORE:
+            continue
+        found = _search_around(gray, quad / scale, min_score)
+        if found is not None and not any(_overlaps(found.corners, g.corners) for g in inner):
+            inner.append(found)
+    grids = inner if len(inner) >= 2 else [_unframed(first, gray, small, scale, shapes, min_score)]
+    size = max(_area(g.corners) for g in grids) * scale * scale
+    area_min = max(min_area * small.shape[0] * small.shape[1], OTHER_SHARE * size)
+    if area_min < min(INNER_SHARE[0], OTHER_SHARE) * first_area:  # the page's puzzles are smaller than it
+        shapes = _outlines(small, area_min, True, largest)
+    for contour, quad in _at_least(shapes, area_min):
+        if len(grids) >= most:
+            break
+        outline = quad / scale
+        if any(_overlaps(outline, g.corners) for g in grids):
+            continue
+        looks = structure_score(small, refine_corners(contour, quad))
+        if looks < OTHER_GATE and not LIKE_SIZE[0] * size <= _area(quad) <= LIKE_SIZE[1] * size:
+            continue
+        found = _search_around(gray, outline, min_score, ALL if looks >= FULL_GATE else FLAT)
+        if found is not None and _cut_by_frame(found.corners, gray.shape):
+            # a pasted photo's edge cut by the page's: the grid it frames may be whole
+            found = _inside_frame(gray, found, min_score)
+        # a neighbour half in view is cut by the edge even where its fitted corners land a little inside it
+        if found is None or _cut_by_frame(found.corners, gray.shape, tol=max(3.0, EDGE_SHARE * max(gray.shape))):
+            continue
+        if not any(_overlaps(found.corners, g.corners) for g in grids):
+            grids.append(found)
+    if len(grids) < most and max(gray.shape[:2]) > WIDE * min(gray.shape[:2]):
+        grids += _in_strips(gray, grids, min_score, most - len(grids))
+    return reading_order(grids)
+
+
+def _in_strips(gray: np.ndarray, grids: list[GridQuad], min_score: float, most: int) -> list[GridQuad]:
+    """Puzzles of a long page (three side by side) that its whole-picture search sees too small: the page
+    searched again in overlapping squares along its length, each at its own resolution; only grids whose
+    square holds them whole (not cut by its edges), away from those found."""
+    h, w = gray.shape[:2]
+    side = min(h, w)
+    length = max(h, w)
+    out: list[GridQuad] = []
+    for start in range(0, max(1, length - side // 2), side // 2):
+        if len(out) >= most:
+            break
+        a = min(start, max(0, length - side))
+        tile = gray[:, a:a + side] if w >= h else gray[a:a + side]
+        found = _search(tile, min_score, 0.1, passes=FLAT)[0]
+        if found is None or _cut_by_frame(found.corners, tile.shape, tol=4.0):
+            continue
+        found = _shifted(found, a, 0) if w >= h else _shifted(found, 0, a)
+        if not any(_overlaps(found.corners, g.corners) for g in grids + out):
+            out.append(found)
+    return out
+
+
+def _inside_frame(gray: np.ndarray, grid: GridQuad, min_score: float) -> GridQuad | None:
+    """The grid inside ``grid`` taken as a frame: its crop with everything outside the frame's inner edge
+    painted the inside's paper colour (no step left for the threshold to take as a line), searched."""
+    bx, by, bw, bh = cv2.boundingRect(grid.corners.reshape(-1, 1, 2).astype(np.float32))
+    m = max(2, round(INSET * max(bw, bh)))
+    h, w = gray.shape[:2]
+    x0, y0, x1, y1 = max(0, bx - m), max(0, by - m), min(w, bx + bw + m), min(h, by + bh + m)
+    crop = gray[y0:y1, x0:x1].copy()
+    inside = np.zeros(crop.shape, np.uint8)
+    cv2.fillConvexPoly(inside, np.round(grid.corners - np.array([x0, y0], np.float32)).astype(np.int32), 1)
+    band = max(2, round(FRAME_BAND * max(bw, bh)))
+    inside = cv2.erode(inside, np.ones((2 * band + 1, 2 * band + 1), np.uint8))
+    if not inside.any():
+        return None
+    crop[inside == 0] = int(np.median(crop[inside > 0]))
+    found = _search(crop, min_score, 0.3)[0]
+    return None if found is None else _shifted(found, x0, y0)
+
+
+def refits(image: np.ndarray, grid: GridQuad, min_score: float = 0.25) -> list[GridQuad]:
+    """Other fits of a grid whose reading fails (a photo's edge or a box taken for its outline, the outline
+    a cell off its lines): the grid found inside it, the grid searched for again on a crop around it, and
+    the grid inside it taken as a frame. Only fits that move a corner by a quarter of a cell or more."""
+    gray = to_gray(image)
+    cell = float(np.linalg.norm(grid.corners[0] - grid.corners[2])) / (9 * 2**0.5)
+    bx, by, bw, bh = cv2.boundingRect(grid.corners.reshape(-1, 1, 2).astype(np.float32))
+    m = round(INSET * max(bw, bh))
+    found = []
+    ix, iy = max(0, bx + m), max(0, by + m)
+    if min(bw, bh) > 4 * m:
+        inner = _search(gray[iy:max(iy, by + bh - m), ix:max(ix, bx + bw - m)], min_score, 0.3, passes=FLAT)[0]
+        if inner is not None:
+            found.append(_shifted(inner, ix, iy))
+    around = _search_around(gray, grid.corners, min_score)
+    if around is not None:
+        found.append(around)
+    framed = _inside_frame(gray, grid, min_score)
+    if framed is not None:
+        found.append(framed)
+    out: list[GridQuad] = []
+    for g in found:
+        moved = min(float(np.abs(np.roll(g.corners, k, axis=0) - grid.corners).max()) for k in range(4))
+        if moved >= 0.25 * cell and not any(np.abs(g.corners - o.corners).max() < 0.25 * cell for o in out):
+            out.append(g)
+    return out

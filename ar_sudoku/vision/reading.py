@@ -19,7 +19,7 @@ from ar_sudoku.sudoku.written import NAMES, Written, from_kinds, settle
 from ar_sudoku.vision.cells import CELL, cut_cells, turn_cuts, warp_grid
 from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.entries import candidate_pieces, cell_region, entry_crops, ink_height
-from ar_sudoku.vision.grid import find_grid, to_gray, unshade
+from ar_sudoku.vision.grid import GridQuad, find_grid, find_grids, refits, to_gray, unshade
 from ar_sudoku.vision.kinds import (
     CANDIDATES,
     ENTRY,
@@ -40,6 +40,7 @@ CONFIDENT = 0.9  # a reading whose weakest inked cell is above this is not re-re
 # a half had more than 15 such cells (upright: 4-47); a written-on page, whose handwriting the print model
 # is unsure of, is then read one way only
 SURE_UPRIGHT = 22
+FULL_BLANKS = 9  # a grid with no more blank cells than this is a printed solution (puzzles leave 45 or more)
 
 
 def warp(gray: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None = None, cell: int = CELL) -> np.ndarray:
@@ -537,6 +538,85 @@ def process_image(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
     quad = find_grid(gray)
     if quad is None:
         return BoardResult(Status.NO_GRID, message="no Sudoku grid found", ms=(time.perf_counter() - t0) * 1e3)
+    return read_at(image, gray, quad, reader, timeout, overrides, kinds, t0)
+
+
+def process_images(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
+                   overrides: dict[int, int] | None = None, kinds: KindReader | None = None,
+                   puzzle: int | None = None) -> tuple[list[BoardResult], int]:
+    """Every puzzle in one picture (a newspaper page), each read and solved on its own, in reading order
+    (``grid.find_grids``); and how many puzzles the picture holds.
+
+    A grid read with (nearly) every cell printed is a solution printed beside its puzzle, not a puzzle: it
+    is left out while another grid remains. ``puzzle`` reads only that one (the others are found, not read);
+    ``overrides`` are the first puzzle read's. A picture with no grid gives one ``no_grid`` result, as
+    :func:`process_image`; one whose puzzle ``puzzle`` is not there gives none (the count says why).
+    """
+    t0 = time.perf_counter()
+    gray = to_gray(image)
+    quads = find_grids(gray)
+    if not quads:
+        return [BoardResult(Status.NO_GRID, message="no Sudoku grid found", ms=(time.perf_counter() - t0) * 1e3)], 0
+    results = [_read_or_refit(image, gray, quad, reader, timeout, overrides if k == 0 else None, kinds, t0,
+                              len(quads) > 1) for k, quad in enumerate(quads) if puzzle is None]
+    if puzzle is None and len(results) > 1:
+        puzzles = [r for r in results if not _printed_full(r.givens)]
+        results = [_one_of_several_withheld(r) for r in puzzles] if len(puzzles) > 1 else puzzles or results
+    if puzzle is None:
+        return results, len(results)
+    if len(quads) > 1 and puzzle < len(quads):
+        # the count must not include printed solutions: they are read (cheaply: nothing to solve) to know
+        kept = [q for q in quads if not _printed_solution(image, gray, q, reader)]
+        quads = kept or quads
+    if puzzle >= len(quads):
+        return [], len(quads)
+    result = _read_or_refit(image, gray, quads[puzzle], reader, timeout, overrides, kinds, t0, len(quads) > 1)
+    return [_one_of_several_withheld(result) if len(quads) > 1 else result], len(quads)
+
+
+def _one_of_several_withheld(result: BoardResult) -> BoardResult:
+    """On a page of several puzzles, a reading with several solutions draws none: there it is most often a
+    grid fitted to something else (a pasted photo's edge, a faint grid read blank), and one of its
+    solutions would be an answer drawn on the wrong puzzle. (A photo of one puzzle keeps today's rule.)"""
+    if result.status != Status.SOLVED or SEVERAL not in result.message:
+        return result
+    return replace(result, status=Status.UNSOLVABLE, solution=None,
+                   message="the reading has several solutions; on a page of several puzzles none is drawn "
+                           "(a misread cell or a misplaced grid)")
+
+
+def _read_or_refit(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitReader, timeout: float,
+                   overrides: dict[int, int] | None, kinds: KindReader | None, t0: float,
+                   page: bool = False) -> BoardResult:
+    """:func:`read_at`; a reading that does not solve (or leaves several solutions) is not final when the grid
+    could be fitted otherwise (``grid.refits``: on a page of pasted photos a photo's edge is an outline too):
+    a refit that solves, one way only, is taken. On a ``page`` of several puzzles a reading the rules had to
+    correct is doubted too: a refit that solves with fewer corrections is taken."""
+    result = read_at(image, gray, quad, reader, timeout, overrides, kinds, t0)
+    sound = result.status == Status.SOLVED and SEVERAL not in result.message
+    if sound and not (page and result.corrected):
+        return result
+    for other in refits(gray, quad):
+        again = read_at(image, gray, other, reader, timeout, overrides, kinds, t0)
+        if again.status == Status.SOLVED and SEVERAL not in again.message and (
+                not sound or len(again.corrected) < len(result.corrected)):
+            return again
+    return result
+
+
+def _printed_solution(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitReader) -> bool:
+    """A grid printed (nearly) full: yesterday's solution printed beside today's puzzle."""
+    return _printed_full(read_oriented(gray, quad.corners, reader, quad.lattice if quad.bent else None)[1].givens)
+
+
+def _printed_full(givens: str | None) -> bool:
+    """Printed digits in all but a few cells (a cell or two misread as blank): a solution, never a puzzle."""
+    return givens is not None and givens.count(".") <= FULL_BLANKS
+
+
+def read_at(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitReader, timeout: float,
+            overrides: dict[int, int] | None, kinds: KindReader | None, t0: float) -> BoardResult:
+    """Digits, rules and solution of the grid ``quad`` in ``image`` (``ms`` counted from ``t0``)."""
     corners, reading, bent = read_oriented(gray, quad.corners, reader, quad.lattice if quad.bent else None)
     if bent is not None:
         lattice = bent

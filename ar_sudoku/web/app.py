@@ -7,7 +7,8 @@ Routes::
     GET  /live           live page: the camera, frames over a WebSocket, the overlay on a canvas
     GET  /favicon.ico    the icon (an SVG, also linked from the pages)
     GET  /api/health     {"ok": true, ...}
-    POST /api/read       multipart: photo, set (repeatable, r3c5=7), show -> the `image --json` object
+    POST /api/read       multipart: photo, set (repeatable, r3c5=7), show, puzzle -> the `image --json` object
+                         of the first puzzle, and ``puzzles``: every puzzle's (a page of several)
     POST /api/annotate   the same fields -> the photo with the solution drawn on it (JPEG)
     POST /api/solve      JSON {"givens": 81 chars, "show": ...}: a puzzle typed in by hand, solved
     GET  /api/examples   the bundled example photos
@@ -47,10 +48,11 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 import ar_sudoku
 from ar_sudoku.ar.marks import MODES, Marks, Mode, plan_marks
-from ar_sudoku.ar.photo import PhotoAnalysis, analyse, annotate
+from ar_sudoku.ar.photo import PhotoAnalysis, analyse_page, annotate
 from ar_sudoku.ar.session import ARSession, FrameResult
 from ar_sudoku.cli.records import frame_json, photo_json
 from ar_sudoku.errors import ArSudokuError
+from ar_sudoku.sudoku.rules import BoardResult
 from ar_sudoku.sudoku.solver import PuzzleFormatError, count_solutions, parse_line, solve
 from ar_sudoku.sudoku.vocabulary import Status
 from ar_sudoku.vision.digits import DigitReader
@@ -186,22 +188,29 @@ class WebApp:
         await photo.close()
         return data, name, form
 
-    def _options(self, form: FormData) -> tuple[dict[int, int], Mode]:
+    def _options(self, form: FormData) -> tuple[dict[int, int], Mode, int | None]:
         overrides = parse_sets([str(v) for v in form.getlist("set")])
         show = str(form.get("show") or "answer")
         if show not in MODES:
             raise UploadError(400, f"show={show[:20]!r}: one of {', '.join(MODES)}")
-        return overrides, show
+        raw = str(form.get("puzzle") or "")
+        if raw and not (raw.isdigit() and len(raw) < 4):
+            raise UploadError(400, f"puzzle={raw[:20]!r}: a puzzle number, 0 or more")
+        return overrides, show, int(raw) if raw else None
 
-    def _analyse(self, data: bytes, overrides: dict[int, int], show: Mode,
-                 full: bool) -> tuple[PhotoAnalysis, Any]:
-        """Decode and read one photo (a worker thread); ``ms`` counts from the bytes in memory, as the CLI's."""
+    def _analyse(self, data: bytes, overrides: dict[int, int], show: Mode, full: bool,
+                 puzzle: int | None = None) -> tuple[list[PhotoAnalysis], Any]:
+        """Decode and read one photo, every puzzle on it (a worker thread); ``ms`` counts from the bytes in
+        memory, as the CLI's (the whole page's)."""
         t0 = time.perf_counter()
         photo = decode_upload(data, full=full, max_pixels=self.cfg.max_pixels)
-        done = analyse(photo.image, self.reader, kinds=self.kinds, timeout=self.cfg.timeout, overrides=overrides,
-                       show=show, scale=photo.scale)
-        done = replace(done, result=replace(done.result, ms=(time.perf_counter() - t0) * 1e3))
-        return done, photo.image
+        found, count = analyse_page(photo.image, self.reader, kinds=self.kinds, timeout=self.cfg.timeout,
+                                    overrides=overrides, show=show, scale=photo.scale, puzzle=puzzle)
+        if not found:
+            found = [PhotoAnalysis(BoardResult(Status.NO_GRID, message=f"no puzzle {puzzle}: the photo holds {count}"),
+                                   show)]
+        ms = (time.perf_counter() - t0) * 1e3
+        return [replace(a, result=replace(a.result, ms=ms)) for a in found], photo.image
 
     async def read(self, request: Request) -> Response:
         """POST /api/read: the `ar-sudoku image --json` object (plus ``marks`` when the form asks ``marks=1``)."""
@@ -209,16 +218,23 @@ class WebApp:
         try:
             async with self.uploads():
                 data, name, form = await self._form(request)
-                overrides, show = self._options(form)
-                done, _ = await anyio.to_thread.run_sync(self._analyse, data, overrides, show, False,
-                                                         limiter=self.reads())
+                overrides, show, puzzle = self._options(form)
+                found, _ = await anyio.to_thread.run_sync(self._analyse, data, overrides, show, False, puzzle,
+                                                          limiter=self.reads())
         except UploadError as exc:
             return error(exc.status, exc.message)
         except ClientDisconnect:  # gone before the upload ended: nobody to answer
             return Response(status_code=400)
-        obj = photo_json(done, name)
-        if str(form.get("marks") or "") in ("1", "true", "yes"):
-            obj["marks"] = marks_json(done.marks)
+        with_marks = str(form.get("marks") or "") in ("1", "true", "yes")
+        puzzles = []
+        for k, done in enumerate(found):
+            one = photo_json(done, name)
+            one["puzzle"] = (k if puzzle is None else puzzle) if done.result.corners is not None else None
+            if with_marks:
+                one["marks"] = marks_json(done.marks)
+            puzzles.append(one)
+        # the first puzzle's fields stay at the top, for clients that read one puzzle a photo
+        obj = {**puzzles[0], "puzzles": puzzles}
         total = (time.perf_counter() - t0) * 1e3
         return JSONResponse(obj, headers={"Server-Timing": f"read;dur={total:.1f}"})
 
@@ -227,11 +243,11 @@ class WebApp:
         try:
             async with self.uploads():
                 data, name, form = await self._form(request)
-                overrides, show = self._options(form)
-                done, image = await anyio.to_thread.run_sync(self._analyse, data, overrides, show, True,
-                                                             limiter=self.reads())
+                overrides, show, puzzle = self._options(form)
+                found, image = await anyio.to_thread.run_sync(self._analyse, data, overrides, show, True, puzzle,
+                                                              limiter=self.reads())
                 ok, buf = await anyio.to_thread.run_sync(
-                    lambda: cv2.imencode(".jpg", annotate(image, done), [cv2.IMWRITE_JPEG_QUALITY, 90]),
+                    lambda: cv2.imencode(".jpg", annotate(image, *found), [cv2.IMWRITE_JPEG_QUALITY, 90]),
                     limiter=self.reads())
         except UploadError as exc:
             return error(exc.status, exc.message)
@@ -239,7 +255,7 @@ class WebApp:
             return Response(status_code=400)
         if not ok:
             return error(500, "could not encode the annotated photo")
-        res = done.result
+        res = found[0].result
         return Response(buf.tobytes(), media_type="image/jpeg",
                         headers={"X-Status": res.status, "X-Solution": res.solution or ""})
 

@@ -193,12 +193,18 @@
     pic.width = w; pic.height = Math.round(bm.height * k);
     ctx.drawImage(bm, 0, 0, pic.width, pic.height);
     const r = state.reply;
-    if (r && r.corners) {
+    // a page of several puzzles: each is drawn on the photo; the grid below edits the first
+    const all = r ? (r.puzzles || [r]) : [];
+    window.photoDrawnAll = [];
+    for (const p of all) {
+      if (!p.corners) continue;
       const scale = (pts) => pts.map(([x, y]) => [x * k, y * k]);
-      const outline = r.status === "solved" ? ARGrid.COLORS.outline.solved : ARGrid.COLORS.outline.other;
-      const drawn = ARGrid.drawMarks(ctx, scale(r.corners), r.marks,
-                                     { outline, lattice: r.lattice ? scale(r.lattice) : null });
-      window.photoDrawn = drawn && { ...drawn, scale: k }; // what went where, in canvas pixels (the tests read it)
+      const outline = p.status === "solved" ? ARGrid.COLORS.outline.solved : ARGrid.COLORS.outline.other;
+      const drawn = ARGrid.drawMarks(ctx, scale(p.corners), p.marks,
+                                     { outline, lattice: p.lattice ? scale(p.lattice) : null });
+      const placed = drawn && { ...drawn, scale: k }; // what went where, in canvas pixels (the tests read it)
+      window.photoDrawnAll.push(placed);
+      if (window.photoDrawn === null) window.photoDrawn = placed;
     }
   }
 

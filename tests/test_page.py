@@ -1,0 +1,134 @@
+"""A page of several puzzles (issue 24): found, ordered, read and drawn each on its own."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import cv2
+import numpy as np
+import pytest
+from conftest import PHOTOS, need
+
+from ar_sudoku.cli import main
+from ar_sudoku.vision.grid import GridQuad, reading_order
+
+TWO = ("image10", "image1004")  # two puzzles that read right alone (one training, one held-out photo)
+THREE = ("image10", "image1004", "image125")
+
+
+@pytest.fixture(scope="module")
+def page_kit():
+    need(PHOTOS / "printed")
+    import eval_page
+    import photos
+
+    by_name = {p.name: p for p in photos.load(PHOTOS / "printed")}
+    return eval_page, by_name
+
+
+def _page(kit, names: tuple[str, ...], seed: int = 0):
+    eval_page, by_name = kit
+    return eval_page.real_page([by_name[n] for n in names], random.Random(seed))
+
+
+def _image_json(capsys, *args: str) -> tuple[int, list[dict], str]:
+    code = main(["image", *args, "--json"])
+    out = capsys.readouterr()
+    return code, [json.loads(line) for line in out.out.splitlines()], out.err
+
+
+def _on(corners: np.ndarray, obj: dict) -> bool:
+    """The object's grid lies on the truth grid ``corners`` (its centre inside them)."""
+    c = np.float32(obj["corners"]).mean(axis=0)
+    return cv2.pointPolygonTest(corners.reshape(-1, 1, 2).astype(np.float32), (float(c[0]), float(c[1])), False) > 0
+
+
+@pytest.mark.data
+@pytest.mark.parametrize("names", [TWO, THREE], ids=["two photos", "three photos"])
+def test_a_page_of_real_photos_side_by_side_is_read_as_each_puzzle_in_order(page_kit, tmp_path, capsys, names):
+    page = _page(page_kit, names)
+    path = tmp_path / "page.png"
+    cv2.imwrite(str(path), page.image)
+    code, rows, _ = _image_json(capsys, str(path))
+    assert code == 0
+    assert [r["puzzle"] for r in rows] == list(range(len(names)))
+    assert {r["path"] for r in rows} == {str(path)}
+    for row, givens, corners in zip(rows, page.givens, page.corners):
+        assert _on(corners, row), "the puzzles come left to right"
+        assert row["givens"] == givens and row["status"] == "solved"
+        assert all(s == g for s, g in zip(row["solution"], givens) if g != ".")
+
+
+@pytest.mark.data
+def test_one_photo_is_one_puzzle_numbered_0_as_read_before(capsys):
+    photo = need(PHOTOS / "printed") / "image10.jpg"
+    code, rows, _ = _image_json(capsys, str(photo))
+    assert code == 0 and len(rows) == 1 and rows[0]["puzzle"] == 0 and rows[0]["status"] == "solved"
+
+
+@pytest.mark.data
+def test_puzzle_n_reads_only_that_puzzle_and_one_not_there_is_said_with_exit_1(page_kit, tmp_path, capsys):
+    page = _page(page_kit, TWO)
+    path = tmp_path / "page.png"
+    cv2.imwrite(str(path), page.image)
+    code, rows, err = _image_json(capsys, str(path), "--puzzle", "1")
+    assert code == 0 and len(rows) == 1
+    assert rows[0]["puzzle"] == 1 and rows[0]["givens"] == page.givens[1] and _on(page.corners[1], rows[0])
+    assert err == ""
+    code, rows, err = _image_json(capsys, str(path), "--puzzle", "2")
+    assert code == 1 and [r["status"] for r in rows] == ["no_grid"]
+    assert err.count("\n") == 1 and "no puzzle 2" in err and "holds 2 puzzles" in err
+
+
+@pytest.mark.data
+def test_the_annotated_page_has_answers_drawn_on_both_grids(page_kit, tmp_path, capsys):
+    page = _page(page_kit, TWO)
+    path, out = tmp_path / "page.png", tmp_path / "solved.png"
+    cv2.imwrite(str(path), page.image)
+    assert main(["image", str(path), "-o", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "page.png puzzle 0: solved" in text and "page.png puzzle 1: solved" in text
+    drawn = cv2.imread(str(out))
+    assert drawn.shape == page.image.shape
+    changed = np.abs(drawn.astype(int) - page.image.astype(int)).max(axis=2) > 40
+    for corners, givens in zip(page.corners, page.givens):
+        mask = np.zeros(changed.shape, np.uint8)
+        cv2.fillConvexPoly(mask, np.round(corners).astype(np.int32), 1)
+        inked = int((changed & (mask > 0)).sum())
+        # every blank cell gets a digit: far more changed pixels than a stray edge would give
+        assert inked > 20 * givens.count("."), inked
+    outside = np.ones(changed.shape, bool)
+    for corners in page.corners:
+        mask = np.zeros(changed.shape, np.uint8)
+        cv2.fillConvexPoly(mask, np.round(corners).astype(np.int32), 1)
+        outside &= mask == 0
+    assert int((changed & outside).sum()) < 0.02 * int(changed.sum())  # nothing drawn off the puzzles
+
+
+@pytest.mark.data
+def test_rendered_photographed_pages_of_two_and_three_puzzles_are_read_in_order(page_kit):
+    from ar_sudoku.ar.photo import analyse_page
+    from ar_sudoku.vision.digits import DigitReader
+    from ar_sudoku.vision.kinds import KindReader
+
+    eval_page, _ = page_kit
+    rng = random.Random(3)
+    readers = (DigitReader(), KindReader())
+    for count in (2, 3):
+        page = eval_page.rendered_page(count, rng)
+        found, held = analyse_page(page.image, readers[0], kinds=readers[1])
+        assert held == count
+        got = eval_page.score(page, [a.result for a in found])
+        assert got["all_right"] and got["wrong"] == 0, got
+
+
+def _grid(x: float, y: float, side: float = 100) -> GridQuad:
+    return GridQuad(np.float32([[x, y], [x + side, y], [x + side, y + side], [x, y + side]]), 1.0)
+
+
+def test_grids_are_ordered_by_rows_that_overlap_then_left_to_right():
+    # a tilted page: the right puzzle of the top row sits 30 px higher than the left one, still one row
+    a, b, c, d = _grid(300, 20), _grid(0, 50), _grid(10, 200), _grid(290, 190)
+    ordered = reading_order([c, a, d, b])
+    assert [g.corners[0].tolist() for g in ordered] == [g.corners[0].tolist() for g in (b, a, c, d)]
