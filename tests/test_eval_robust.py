@@ -77,3 +77,25 @@ def test_a_puzzle_is_held_out_with_all_its_photos():
         by_puzzle.setdefault(ph.givens, set()).add(ph.name in held)
     assert all(len(sides) == 1 for sides in by_puzzle.values())
     assert 0.15 * len(photos) < len(held) < 0.3 * len(photos)
+
+
+@pytest.mark.data
+def test_a_held_out_page_in_a_dim_rooms_sensor_noise_is_read_as_print_not_handwriting(robust):
+    """image150 in the benchmark's dim room: speckled paper made its print look like pen strokes (13
+    givens read as entries, the puzzle unsolvable). The noisy grid is now smoothed before its views are
+    cut (``kinds.quiet``); a clean grid is left exactly as it is."""
+    from ar_sudoku.io.images import decode_image
+    from ar_sudoku.vision.kinds import NOISY_PAPER, paper_noise, quiet, warp_views_grid
+
+    item = next(it for it in robust.items("held-out") if it.name == "image150" and it.group == "printed")
+    data = item.path.read_bytes()
+    photo = decode_image(data, full=False)
+    dark = robust.degrade(data, photo.image, item.name, "dim", np.float32(item.box) / photo.scale)
+    obj = robust.read_json(dark)
+    assert obj["givens"] == item.givens and not (obj.get("entries") or "").strip(".")
+    assert obj["status"] == "solved" and not obj.get("mistakes")
+    corners = np.float32(obj["corners"])
+    clean = warp_views_grid(cv2.cvtColor(photo.image, cv2.COLOR_BGR2GRAY), corners)
+    noisy = warp_views_grid(cv2.imdecode(np.frombuffer(dark, np.uint8), cv2.IMREAD_GRAYSCALE), corners)
+    assert paper_noise(clean) <= NOISY_PAPER < paper_noise(noisy)
+    assert quiet(clean) is clean
