@@ -38,6 +38,7 @@ import cv2
 import numpy as np
 
 from ar_sudoku.sudoku.rules import Reading
+from ar_sudoku.vision.cells import glare_gain
 from ar_sudoku.vision.digits import load_onnx, softmax_run
 from ar_sudoku.vision.entries import EntryReader
 from ar_sudoku.vision.lattice import rectify
@@ -234,10 +235,14 @@ def grid_views(image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | Non
     w = warp_views_grid(image, corners, lattice)
     smooth = quiet(w)
     half = cv2.resize(smooth, (w.shape[1] // 2, w.shape[0] // 2), interpolation=cv2.INTER_AREA).astype(np.float32)
-    diff = _paper_level(half) - half
-    # typical ink: a high percentile of the cells' interiors (grid lines are often darker than digits)
+    paper = _paper_level(half)
+    diff = paper - half
     step = CELL // 2
     m = MARGIN // 2
+    gain = glare_gain(paper, paper[m: m + 9 * step, m: m + 9 * step])
+    if gain is not None:  # a glare spot: ink faded towards white is given its contrast back
+        diff *= gain
+    # typical ink: a high percentile of the cells' interiors (grid lines are often darker than digits)
     inner = diff[m: m + 9 * step, m: m + 9 * step].reshape(9, step, 9, step)
     q = step // 5
     ink = float(np.percentile(inner[:, q: step - q, :, q: step - q], 99.3))
