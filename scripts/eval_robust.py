@@ -128,7 +128,7 @@ def shadow(img: np.ndarray, rng: np.random.Generator, box: np.ndarray) -> np.nda
     return _u8(img.astype(np.float32) * light[..., None])
 
 
-def glare(img: np.ndarray, rng: np.random.Generator, box: np.ndarray) -> np.ndarray:
+def glare(img: np.ndarray, rng: np.random.Generator, box: np.ndarray, peak: float = 1.7) -> np.ndarray:
     """A glossy page under a lamp: a bright elliptical highlight over part of the grid, saturated at its core.
 
     About a fifth of the grid's side long and an eighth wide, saturated white to about one radius and
@@ -142,8 +142,15 @@ def glare(img: np.ndarray, rng: np.random.Generator, box: np.ndarray) -> np.ndar
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     u = ((xx - cx) * np.cos(t) + (yy - cy) * np.sin(t)) / a
     v = (-(xx - cx) * np.sin(t) + (yy - cy) * np.cos(t)) / b
-    alpha = np.clip(1.7 * np.exp(-(u * u + v * v) / 2.0), 0, 1)[..., None]
+    alpha = np.clip(peak * np.exp(-(u * u + v * v) / 2.0), 0, 1)[..., None]
     return _u8(img.astype(np.float32) * (1 - alpha) + 255.0 * alpha)
+
+
+def glare_readable(img: np.ndarray, rng: np.random.Generator, box: np.ndarray) -> np.ndarray:
+    """A milder glare, as on the issue's photos where a person still reads every digit: the same spot,
+    but at its core the light adds 75% of white, so print keeps a quarter of its contrast (no pixel
+    saturates on paper darker than white)."""
+    return glare(img, rng, box, peak=0.75)
 
 
 def _cast(gains: tuple[float, float, float]) -> Callable[[np.ndarray, np.random.Generator, np.ndarray], np.ndarray]:
@@ -186,6 +193,7 @@ CONDITIONS: dict[str, tuple[str, Callable | None, int]] = {
     "dim": ("dim room", dim, 0),  # dim ends in its own JPEG
     "shadow": ("uneven shadow", shadow, CAMERA_QUALITY),
     "glare": ("glare spot", glare, CAMERA_QUALITY),
+    "glare_readable": ("glare (readable)", glare_readable, CAMERA_QUALITY),
     "warm": ("warm cast", warm, CAMERA_QUALITY),
     "cold": ("cold cast", cold, CAMERA_QUALITY),
     "screen": ("phone screen", screen, CAMERA_QUALITY),

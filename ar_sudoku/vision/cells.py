@@ -46,6 +46,32 @@ def turn_cuts(cuts: CellCuts, k: int) -> CellCuts:
                     cuts.ink_score[order], cuts.faint[order])
 
 
+GLARE_LIFT = 0.5  # paper lifted this far from the page's typical paper towards white: a glare's light is there
+BRIGHT_PAPER = 238  # paper this bright already leaves no room to tell a glare from the page
+MAX_GAIN = 4.0  # ink is restored under at most 75% added light; past that a cell is unreadable, not amplified
+
+
+def glare_gain(paper: np.ndarray, page: np.ndarray) -> np.ndarray | None:
+    """Per pixel of ``paper``, the factor that gives back the ink's contrast a glare took, or None without glare.
+
+    A glossy page's highlight adds white light: pixel = (1 - a) * page + a * 255, so paper and ink
+    alike are pulled towards white and the ink's difference from its paper shrinks by (1 - a). Where
+    the local ``paper`` is lifted above the page's typical paper, a = (paper - typical) / (255 -
+    typical), and the difference divided by (1 - a) is the ink as it would be without the glare.
+    The typical paper is the median of the grid's paper levels (``page``). A page in uneven light
+    (its paper spanning ``SHADED`` times or more, a shadow over part of it) gets no gain: its lit
+    part is not a glare, and a shadow dims paper and ink alike. Pictures without a strong lift
+    anywhere are left exactly as they are.
+    """
+    typical = float(np.median(page))
+    if typical >= BRIGHT_PAPER or np.percentile(page, 95) > SHADED * max(float(np.percentile(page, 5)), 1.0):
+        return None
+    lift = (paper - typical) / (255.0 - typical)
+    if float(lift.max()) < GLARE_LIFT:
+        return None
+    return 1.0 / (1.0 - np.clip(lift, 0.0, 1.0 - 1.0 / MAX_GAIN))
+
+
 def warp_grid(gray: np.ndarray, corners: np.ndarray, cell: int = CELL, n: int = 9) -> np.ndarray:
     """The grid seen square-on, ``cell`` pixels a cell."""
     side = cell * n
@@ -83,12 +109,17 @@ def normalise(warped: np.ndarray, cell: int = CELL) -> np.ndarray:
     paper[: n * cell, : n * cell] = np.minimum(paper[: n * cell, : n * cell],
                                                np.repeat(np.repeat(own, cell, axis=0), cell, axis=1))
     diff = paper - g
+    gain = None
     if np.percentile(own, 95) > SHADED * max(float(np.percentile(own, 5)), 1.0):
         # a page in uneven light: ink as a share of its own paper's light (at the page's typical paper),
         # since a shadow dims paper and ink alike, a digit in it keeps its print's contrast and is not cut
         # as faint. Other pages keep the plain difference: in a dim, noisy picture the cells' own paper
         # levels are noisy too, and dividing by them flipped digits
         diff *= float(np.median(paper)) / np.maximum(paper, 1.0)
+    else:
+        gain = glare_gain(paper[: n * cell, : n * cell], own)
+    if gain is not None:  # a glare spot: ink faded towards white is given its contrast back
+        diff[: n * cell, : n * cell] *= gain
     # the ink level of digits, from cell interiors only (grid lines are often darker)
     inner = np.zeros(cell, bool)
     inner[cell // 5 : cell - cell // 5] = True
@@ -213,5 +244,9 @@ def quick_ink(gray: np.ndarray, corners: np.ndarray, cell: int = 12, lattice: np
     w = warped.astype(np.float32).reshape(9, cell, 9, cell)
     m = cell // 4
     dark = w[:, m : cell - m, :, m : cell - m].min(axis=(1, 3))
-    depth = np.median(w, axis=(1, 3)) - dark
+    paper = np.median(w, axis=(1, 3))
+    depth = paper - dark
+    gain = glare_gain(paper, paper)
+    if gain is not None:  # print under a glare keeps its ink: its givens are not taken as gone
+        depth = depth * gain
     return depth.reshape(81) / max(float(np.percentile(depth, 95)), 10.0)

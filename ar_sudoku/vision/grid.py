@@ -167,7 +167,13 @@ def _quad_from_contour(contour: np.ndarray) -> np.ndarray | None:
     return order_corners(quad)
 
 
-EDGE_SHARE = 0.01  # of the picture's longer side: a fitted corner this close to its edge is on it
+EDGE_SHARE = 0.01  # of the picture's longer side: a fitted corner this close to its edge may be on it
+
+
+def at_edge(corners: np.ndarray, shape: tuple[int, ...]) -> bool:
+    """Two of a grid's corners on (or within a hundredth of) the same picture edge: a grid that may run out
+    of the picture even where its fitted corners land a little inside it."""
+    return _cut_by_frame(np.asarray(corners, np.float32), shape, tol=max(3.0, EDGE_SHARE * max(shape[:2])))
 
 
 def _cut_by_frame(quad: np.ndarray, shape: tuple[int, ...], tol: float = 3.0) -> bool:
@@ -885,8 +891,7 @@ def find_grids(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.0
         if found is not None and _cut_by_frame(found.corners, gray.shape):
             # a pasted photo's edge cut by the page's: the grid it frames may be whole
             found = _inside_frame(gray, found, min_score)
-        # a neighbour half in view is cut by the edge even where its fitted corners land a little inside it
-        if found is None or _cut_by_frame(found.corners, gray.shape, tol=max(3.0, EDGE_SHARE * max(gray.shape))):
+        if found is None or _cut_by_frame(found.corners, gray.shape):
             continue
         if not any(_overlaps(found.corners, g.corners) for g in grids):
             grids.append(found)

@@ -38,6 +38,7 @@ import cv2
 import numpy as np
 
 from ar_sudoku.sudoku.rules import Reading
+from ar_sudoku.vision.cells import glare_gain
 from ar_sudoku.vision.digits import load_onnx, softmax_run
 from ar_sudoku.vision.entries import EntryReader
 from ar_sudoku.vision.lattice import rectify
@@ -55,6 +56,10 @@ SHIFTS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (1, -1), (-1, 1)) 
 INK_PIXELS = 6  # inked pixels (half scale) a cell needs for its ink colour to count
 MIN_SURE = 3  # sure givens and sure entries needed to learn a page's two inks
 TWO_INKS = 0.1  # how far apart (in optical-density shares) two inks must be to tell them apart
+# A grid whose paper's typical Laplacian is above this share of its contrast is noisy (a dim room's sensor
+# noise: 0.07-0.14; the held-out photos as taken: 0.01-0.05, and they are left exactly as they are) ...
+NOISY_PAPER = 0.06
+QUIET_SIGMA = 1.2  # ... and is smoothed by a Gaussian this wide (px at CELL scale) before its views are cut
 
 
 @dataclass(frozen=True)
@@ -156,6 +161,29 @@ def _square(img: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None, ce
                                borderMode=cv2.BORDER_REPLICATE)
 
 
+def paper_noise(square: np.ndarray, cell: int = CELL, margin: int = MARGIN) -> float:
+    """The paper's typical Laplacian over the grid's contrast (``square``: the grid at ``cell`` px a cell)."""
+    m = margin
+    inner = square[m: m + 9 * cell, m: m + 9 * cell].astype(np.float32)
+    lo, hi = np.percentile(inner, [2, 90])
+    contrast = max(float(hi - lo), 1.0)
+    lap = np.abs(cv2.Laplacian(inner, cv2.CV_32F))
+    paper = inner > lo + 0.8 * (hi - lo)
+    return float(np.median(lap[paper])) / contrast if paper.any() else 0.0
+
+
+def quiet(square: np.ndarray, cell: int = CELL, margin: int = MARGIN) -> np.ndarray:
+    """``square`` with a dim room's sensor noise smoothed away; a clean grid is returned as it is.
+
+    The cell model learnt print as clean strokes: in speckled paper a printed digit's grainy edges
+    look like a pen's, and print was read as handwriting (issue 21). Smoothed, the same print is the
+    low-contrast page the model knows; the ink scale that follows (the grid's own) is unchanged.
+    """
+    if paper_noise(square, cell, margin) <= NOISY_PAPER:
+        return square
+    return cv2.GaussianBlur(square, (0, 0), QUIET_SIGMA)
+
+
 def warp_views_grid(gray: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None = None, *,
                     cell: int = CELL, margin: int = MARGIN) -> np.ndarray:
     """The grid seen square-on at ``cell`` px a cell, with ``margin`` px of page around it.
@@ -210,12 +238,17 @@ def grid_views(image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | Non
         colour = _square(crop, pts, lat, cell // 2, margin // 2)
         image, corners, lattice = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY), pts, lat
     w = warp_views_grid(image, corners, lattice, cell=cell, margin=margin)
-    half = cv2.resize(w, (w.shape[1] // 2, w.shape[0] // 2), interpolation=cv2.INTER_AREA).astype(np.float32)
-    diff = _paper_level(half) - half
-    # typical ink: a high percentile of the cells' interiors (grid lines are often darker than digits)
+    smooth = quiet(w, cell, margin)
+    half = cv2.resize(smooth, (w.shape[1] // 2, w.shape[0] // 2), interpolation=cv2.INTER_AREA).astype(np.float32)
+    paper = _paper_level(half)
+    diff = paper - half
     step = cell // 2
     m = margin // 2
     view = (cell + 2 * margin) // 2
+    gain = glare_gain(paper, paper[m: m + 9 * step, m: m + 9 * step])
+    if gain is not None:  # a glare spot: ink faded towards white is given its contrast back
+        diff *= gain
+    # typical ink: a high percentile of the cells' interiors (grid lines are often darker than digits)
     inner = diff[m: m + 9 * step, m: m + 9 * step].reshape(9, step, 9, step)
     q = step // 5
     ink = float(np.percentile(inner[:, q: step - q, :, q: step - q], 99.3))

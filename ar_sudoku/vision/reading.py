@@ -19,7 +19,7 @@ from ar_sudoku.sudoku.written import NAMES, Written, from_kinds, settle
 from ar_sudoku.vision.cells import CELL, cut_cells, turn_cuts, warp_grid
 from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.entries import candidate_pieces, cell_region, entry_crops, ink_height
-from ar_sudoku.vision.grid import GridQuad, find_grid, find_grids, refits, to_gray, unshade
+from ar_sudoku.vision.grid import GridQuad, at_edge, find_grid, find_grids, refits, to_gray, unshade
 from ar_sudoku.vision.kinds import (
     CANDIDATES,
     ENTRY,
@@ -560,7 +560,10 @@ def process_images(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
     results = [_read_or_refit(image, gray, quad, reader, timeout, overrides if k == 0 else None, kinds, t0,
                               len(quads) > 1) for k, quad in enumerate(quads) if puzzle is None]
     if puzzle is None and len(results) > 1:
-        puzzles = [r for r in results if not _printed_full(r.givens)]
+        # left out: a solution printed beside its puzzle, and a grid half in view (the page's neighbour) that
+        # does not solve; a cut grid that solves is kept
+        puzzles = [r for r in results if not _printed_full(r.givens) and not (
+            r.status != Status.SOLVED and r.corners is not None and at_edge(r.corners, gray.shape))]
         results = [_one_of_several_withheld(r) for r in puzzles] if len(puzzles) > 1 else puzzles or results
     if puzzle is None:
         return results, len(results)

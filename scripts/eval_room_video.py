@@ -1,0 +1,121 @@
+"""How the live reader holds up in a real room (issue 21): run the real CLI on a video made by
+``make_room_video.py`` and compare its JSONL log with the truth written beside the video.
+
+    python scripts/make_room_video.py --out /tmp/room.mp4
+    python scripts/eval_room_video.py /tmp/room.mp4              # runs `ar-sudoku video ... --headless --jsonl`
+    python scripts/eval_room_video.py /tmp/room.mp4 --log /tmp/room.jsonl   # an existing log, no run
+
+Reported: frames with the grid wholly in view; of those, frames with the right answer drawn (the
+log's solution is the page's); wrong frames (a solution that is not the page's, drawn anywhere);
+false mistakes (entries the log calls wrong: every entry on these pages is right), by frame and by
+cell; and the answer drawn per effect (dim, lamp, glare, washed-out glare, motion), so a loss shows
+where it comes from. The issue's target: the answer on >= 95% of the frames in view, 0 wrong frames,
+0 false mistakes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass
+class Figures:
+    """What the log says against the truth."""
+
+    frames: int = 0
+    in_view: int = 0
+    drawn: int = 0  # in view, right solution drawn
+    drawn_after_lock: int = 0
+    in_view_after_lock: int = 0
+    wrong: int = 0  # any frame with a solution that is not the page's
+    false_mistake_frames: int = 0
+    false_mistake_cells: set = field(default_factory=set)
+    by_effect: dict = field(default_factory=dict)  # effect -> [drawn, in view]
+
+    def lines(self) -> list[str]:
+        pct = 100 * self.drawn / max(self.in_view, 1)
+        after = 100 * self.drawn_after_lock / max(self.in_view_after_lock, 1)
+        out = [f"{self.frames} frames, {self.in_view} with the grid in view: answer drawn on {self.drawn} "
+               f"({pct:.1f}%); after each puzzle's first answer {self.drawn_after_lock}/{self.in_view_after_lock} "
+               f"({after:.1f}%)",
+               f"wrong frames {self.wrong}; false mistakes on {self.false_mistake_frames} frames "
+               f"({len(self.false_mistake_cells)} cells: {', '.join(sorted(self.false_mistake_cells)) or '-'})"]
+        for name, (d, n) in sorted(self.by_effect.items()):
+            out.append(f"  {name:>8}: drawn {d}/{n} ({100 * d / max(n, 1):.1f}%)")
+        return out
+
+
+def compare(truth: list[dict], log: list[dict]) -> Figures:
+    """The figures of a log (one object a frame, as ``video --jsonl`` writes) against the truth."""
+    fig = Figures(frames=len(truth))
+    by_frame = {rec["frame"]: rec for rec in log}
+    locked: set[str] = set()
+    for t in truth:
+        rec = by_frame.get(t["frame"], {})
+        solution = rec.get("solution")
+        right = solution is not None and solution == t["full"]
+        if solution is not None and not right:
+            fig.wrong += 1
+        mistakes = rec.get("mistakes") or []
+        if mistakes:
+            fig.false_mistake_frames += 1
+            fig.false_mistake_cells.update(f"{t['puzzle']}:{c}" for c in mistakes)
+        if not t["visible"]:
+            continue
+        fig.in_view += 1
+        fig.drawn += right
+        if right:
+            locked.add(t["puzzle"])
+        if t["puzzle"] in locked:
+            fig.in_view_after_lock += 1
+            fig.drawn_after_lock += right
+        effects = [e for e in ("dim", "lamp", "motion") if e in t]
+        if "glare" in t:
+            effects.append("washed" if t["glare"] > 1.0 else "glare")
+        for e in effects or ["steady"]:
+            d, n = fig.by_effect.get(e, (0, 0))
+            fig.by_effect[e] = (d + right, n + 1)
+    return fig
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def run_cli(video: Path, log: Path) -> None:
+    """The real command, as a person would run it (``ar-sudoku``, by this Python)."""
+    cmd = [sys.executable, "-m", "ar_sudoku", "video", str(video), "--headless", "--jsonl", str(log)]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"eval_room_video: {' '.join(cmd)} exited {done.returncode}: {done.stderr.strip()}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("video", type=Path, help="a video from make_room_video.py (its .truth.jsonl beside it)")
+    ap.add_argument("--log", type=Path, help="the JSONL of an earlier run instead of running the CLI")
+    args = ap.parse_args(argv)
+    truth_path = args.video.with_suffix(".truth.jsonl")
+    if not args.video.exists() or not truth_path.exists():
+        print(f"eval_room_video: {args.video} or {truth_path} not found", file=sys.stderr)
+        return 2
+    truth = read_jsonl(truth_path)
+    if args.log is not None:
+        log = read_jsonl(args.log)
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "room.jsonl"
+            run_cli(args.video, path)
+            log = read_jsonl(path)
+    print("\n".join(compare(truth, log).lines()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
