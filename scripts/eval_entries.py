@@ -31,7 +31,7 @@ import numpy as np
 
 from ar_sudoku.vision.entries import EntryReader, entry_crops
 from ar_sudoku.vision.kinds import KindReader, cell_views, warp_views_grid
-from train_cells import HELD_OUT, hw_photos, jitter, sudoku_photos
+from photos import HELD_OUT, hw_photos, jitter, sudoku_photos
 
 METHODS = ("kinds", "entries", "product")
 # the cell-kind model's known confusions of handwritten digits (either direction)

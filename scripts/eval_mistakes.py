@@ -25,7 +25,7 @@ import numpy as np
 from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.kinds import KindReader
 from ar_sudoku.vision.reading import process_image
-from train_cells import sudoku_photos
+from photos import sudoku_photos
 
 CELL = 64
 

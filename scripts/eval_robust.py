@@ -48,9 +48,17 @@ import numpy as np
 from ar_sudoku.ar.photo import analyse
 from ar_sudoku.cli.records import photo_json
 from ar_sudoku.io.images import decode_image
-from eval_written import state11, truth_strings
-from photos import DEFAULT_DIR, held_out_puzzles, is_validation, load
-from train_cells import HELD_OUT, hw_photos, mixed_turn
+from photos import (
+    DEFAULT_DIR,
+    HELD_OUT,
+    held_out_puzzles,
+    hw_photos,
+    is_validation,
+    load,
+    mixed_turn,
+    state11,
+    truth_strings,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 CAMERA_QUALITY = 90  # what a phone or webcam writes

@@ -35,7 +35,7 @@ import numpy as np
 
 from ar_sudoku.sudoku.rules import check_reading
 from ar_sudoku.vision.kinds import CellKinds, KindReader, cell_views
-from train_cells import HELD_OUT, Sample, hw_photos, sudoku_photos
+from photos import HELD_OUT, Sample, hw_photos, state11, sudoku_photos, truth_strings
 
 # A reader takes a BGR photo and its grid corners (TL, TR, BR, BL; None = find them yourself)
 # and returns (cells, givens, entries, solution): 81-char strings as in the `image --json` output
@@ -62,22 +62,6 @@ def read_cells(image: np.ndarray, corners: np.ndarray | None) -> tuple[str, str,
 def solve(kinds: CellKinds) -> str | None:
     res = check_reading(kinds.given_reading(), timeout=1.0, require_unique=True)
     return res.solution if res.status == "solved" else None
-
-
-def truth_strings(labels: np.ndarray) -> tuple[str, str, str]:
-    """(cells, givens, entries) of 20-class labels."""
-    cells = "".join("." if v == 0 else "c" if v == 19 else "g" if v <= 9 else "e" for v in labels)
-    givens = "".join(str(v) if 1 <= v <= 9 else "." for v in labels)
-    entries = "".join(str(v - 9) if 10 <= v <= 18 else "." for v in labels)
-    return cells, givens, entries
-
-
-def state11(cells: str, givens: str, entries: str) -> list[int]:
-    """The dataset's cell state: 0 blank, 1-9 the digit (either kind), 10 candidates."""
-    out = []
-    for k, g, e in zip(cells, givens, entries):
-        out.append(10 if k == "c" else int(g) if k == "g" and g != "." else int(e) if k == "e" and e != "." else 0)
-    return out
 
 
 def run(samples: list[Sample], reader: ReadCells, failures: bool) -> list[dict]:

@@ -32,8 +32,7 @@ import cv2
 import numpy as np
 
 from ar_sudoku.io.sinks import VideoSink
-from photos import DEFAULT_DIR, held_out_puzzles
-from train_cells import mixed_turn
+from photos import DEFAULT_DIR, held_out_puzzles, mixed_turn
 
 DEFAULT_PHOTOS = ("image10", "image155", "image70")  # three held-out puzzles, 640x480 phone photos
 GAP = 0.5  # seconds of empty table between puzzles

@@ -40,11 +40,9 @@ Larger views (40 px, the cell 30 px) are trained and evaluated without touching 
 from __future__ import annotations
 
 import argparse
-import csv
 import random
 import sys
 import time
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
@@ -53,15 +51,10 @@ import numpy as np
 
 from ar_sudoku.vision.kinds import CELL, INK_SKIP, MARGIN, VIEW, cell_views, ink_scores
 from degrade import camera, glared_cells
-from photos import DEFAULT_DIR, held_out_puzzles, load
+from photos import HELD_OUT, Sample, hw_photos, jitter, sudoku_photos
 from train_digits import HAND_FONT_DIRS, export_onnx, find_fonts, fit, nine_digits, render_digit
 
 ROOT = Path(__file__).resolve().parents[1]
-HW_DIR = ROOT.parent / "shared" / "data" / "handwritten-photos"
-HW_GIVENS = ROOT / "scripts" / "data" / "handwritten_givens.csv"
-# every fifth puzzle in date order (as photos.py holds out every fifth photo): pen and pencil,
-# blur, 34 entries and 32 candidate cells among them
-HELD_OUT = ("02_22", "02_28", "03_05", "03_11")
 CLASSES = ["blank"] + [f"given{d}" for d in range(1, 10)] + [f"entry{d}" for d in range(1, 10)] + ["candidates"]
 
 
@@ -78,102 +71,6 @@ def view_side(cell: int, margin: int) -> int:
 
 
 # --------------------------------------------------------------------------- real photos
-
-
-@dataclass(frozen=True)
-class Sample:
-    """One photo with per-cell class labels (0..19) and grid corners TL, TR, BR, BL."""
-
-    name: str
-    path: Path
-    corners: np.ndarray
-    labels: np.ndarray  # (81,) int64
-    group: str  # "hand", "printed", "mixed"
-
-
-def hw_photos() -> list[Sample]:
-    """The handwritten-photos set, labels split into given/entry by handwritten_givens.csv."""
-    split = {r["puzzle"]: r for r in csv.DictReader(HW_GIVENS.open())}
-    out = []
-    with (HW_DIR / "metadata.csv").open() as f:
-        for row in csv.DictReader(f):
-            name = Path(row["Name"]).stem
-            corners = np.float32([[float(row[f"x_{n}_absolute"]), float(row[f"y_{n}_absolute"])]
-                                  for n in ("topleft", "topright", "bottomright", "bottomleft")])
-            lab = [int(v) for v in (HW_DIR / "labels" / f"{name}.txt").read_text().split()]
-            g = split[row["Puzzle"]]
-            labels = np.array([0 if v == 0 else 19 if v == 10 else (v if g["givens"][i] != "." else v + 9)
-                               for i, v in enumerate(lab)], np.int64)
-            out.append(Sample(name, HW_DIR / "images" / row["Name"], corners, labels, "hand"))
-    return out
-
-
-def _turn_points(pts: np.ndarray, shape: tuple[int, int], k: int) -> np.ndarray:
-    """Where points (x, y) of a picture of ``shape`` (h, w) land in ``np.rot90(picture, k)``."""
-    pts = np.asarray(pts, np.float32).copy()
-    h, w = shape
-    for _ in range(k % 4):
-        pts = np.stack([pts[:, 1], (w - 1) - pts[:, 0]], axis=1)
-        h, w = w, h
-    return pts.astype(np.float32)
-
-
-def mixed_turn(printed: Path, mixed: Path) -> int:
-    """The k with ``mixed == np.rot90(printed, k)``: 7 mixed photos are stored turned (6 by 90, one by 180)."""
-    a = cv2.imread(str(printed), cv2.IMREAD_GRAYSCALE)
-    b = cv2.imread(str(mixed), cv2.IMREAD_GRAYSCALE)
-    best, best_d = 0, float("inf")
-    for k in range(4):
-        r = np.rot90(a, k)
-        if r.shape != b.shape:
-            continue
-        d = float(np.abs(cv2.resize(np.ascontiguousarray(r), (64, 64), interpolation=cv2.INTER_AREA).astype(np.float32)
-                         - cv2.resize(b, (64, 64), interpolation=cv2.INTER_AREA)).mean())
-        if d < best_d:
-            best, best_d = k, d
-    return best
-
-
-def sudoku_photos(base: Path = DEFAULT_DIR) -> tuple[list[Sample], list[Sample]]:
-    """Printed and mixed photos (corners from outlines.csv, turned upright), as (train, held-out).
-
-    Held out by puzzle (``photos.held_out_puzzles``): the same puzzle is in up to 14 photos.
-
-    The mixed twin of a printed photo shares its corners, turned with the picture where the mixed
-    photo is stored turned (image1031/1036/1038/1039/1040/1043 by 90 degrees, image1083 by 180).
-    """
-    from ar_sudoku.vision.digits import DigitReader
-    from ar_sudoku.vision.grid import to_gray
-    from ar_sudoku.vision.reading import read_grid
-
-    reader = DigitReader()
-    held_names = held_out_puzzles(base / "printed")
-    train, held = [], []
-    mixed = {p.name: p for p in load(base / "mixed")}
-    for ph in load(base / "printed"):
-        if ph.corners is None:
-            continue
-        gray = to_gray(cv2.imread(str(ph.path)))
-        giv = np.array([0 if ch == "." else int(ch) for ch in ph.givens], np.int64)
-        # some photos are sideways: the outline is in picture order; the roll whose reading fits the truth.
-        # Digits, not only which cells hold one: most puzzles' patterns are symmetric under a half turn
-        best = max(range(4), key=lambda k: int((read_grid(gray, np.roll(ph.corners, -k, 0), reader).digits
-                                                == giv).sum()))
-        corners = np.roll(ph.corners, -best, 0).astype(np.float32)
-        dest = held if ph.name in held_names else train
-        dest.append(Sample(ph.name, ph.path, corners, giv, "printed"))
-        if ph.name in mixed:
-            allv = np.array([int(ch) for ch in mixed[ph.name].givens.replace(".", "0")], np.int64)
-            lab = np.where(giv > 0, giv, np.where(allv > 0, allv + 9, 0))
-            k = mixed_turn(ph.path, mixed[ph.name].path)
-            mc = _turn_points(corners, gray.shape[:2], k) if k else corners
-            dest.append(Sample(ph.name, mixed[ph.name].path, mc, lab, "mixed"))
-    return train, held
-
-
-def jitter(corners: np.ndarray, rng: random.Random, sigma: float) -> np.ndarray:
-    side = float(np.linalg.norm(corners[0] - corners[2])) / np.sqrt(2)
-    return corners + np.float32([[rng.gauss(0, sigma * side / 9) for _ in range(2)] for _ in range(4)])
 
 
 def grid_crop(img: np.ndarray, corners: np.ndarray, cell: int = CELL) -> tuple[np.ndarray, np.ndarray]:

@@ -41,17 +41,8 @@ import numpy as np
 
 from ar_sudoku.vision.entries import FIT, SIZE, entry_crops
 from ar_sudoku.vision.kinds import warp_views_grid
-from train_cells import (  # noqa: E501
-    HELD_OUT,
-    Glyphs,
-    Sample,
-    hand_fonts,
-    jitter,
-    photo_splits,
-    predict,
-    red_bank,
-    synth_page,
-)
+from photos import HELD_OUT, Sample, jitter
+from train_cells import Glyphs, hand_fonts, photo_splits, predict, red_bank, synth_page
 from train_digits import export_onnx, find_fonts, fit
 
 ROOT = Path(__file__).resolve().parents[1]
