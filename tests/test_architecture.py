@@ -128,6 +128,9 @@ def test_the_web_app_takes_from_the_command_line_only_its_json_records():
 def test_the_core_hands_back_dataclasses_and_leaves_their_json_to_the_shell():
     from ar_sudoku.ar.photo import PhotoAnalysis
     from ar_sudoku.ar.session import FrameResult
+    from ar_sudoku.sudoku.logic import Explanation, Step
     from ar_sudoku.sudoku.rules import BoardResult
+    from ar_sudoku.sudoku.written import Written
 
-    assert not [c.__name__ for c in (BoardResult, PhotoAnalysis, FrameResult) if hasattr(c, "to_json")]
+    core = (BoardResult, PhotoAnalysis, FrameResult, Step, Explanation, Written)
+    assert not [c.__name__ for c in core if hasattr(c, "to_json")]

@@ -12,7 +12,7 @@ from conftest import EASY, EASY_SOLUTION, rendered_frame
 from ar_sudoku.ar.marks import plan_marks
 from ar_sudoku.ar.photo import analyse
 from ar_sudoku.cli import main
-from ar_sudoku.cli.records import board_json
+from ar_sudoku.cli.records import board_json, written_json
 from ar_sudoku.sudoku.rules import Reading
 from ar_sudoku.sudoku.written import NAMES, Written
 from ar_sudoku.vision.kinds import CellKinds, KindReader, decide
@@ -100,7 +100,7 @@ def test_a_wrong_digit_either_reader_doubts_is_said_as_looks_like_and_never_call
     assert w.mistakes(EASY_SOLUTION) == ()
     assert w.doubts == ((WRONG, "7"),)
     assert w.entries[WRONG] == EASY_SOLUTION[WRONG]  # marks and hints take it as written right
-    assert w.to_json(EASY_SOLUTION)["doubts"] == [{"cell": "r1c3", "looks_like": 7, "solution": 4}]
+    assert written_json(w, EASY_SOLUTION)["doubts"] == [{"cell": "r1c3", "looks_like": 7, "solution": 4}]
     assert w.doubt_lines(EASY_SOLUTION) == ["r1c3 looks like 7; the solution has 4"]
     marks = plan_marks("answer", EASY, EASY_SOLUTION, w.entries, w.mistakes(EASY_SOLUTION), w.doubts)
     assert marks.mistakes == () and "r1c3 looks like 7; the solution has 4" in marks.text
@@ -110,7 +110,7 @@ def test_a_wrong_digit_either_reader_doubts_is_said_as_looks_like_and_never_call
 
 def test_entries_checked_against_one_of_several_solutions_are_never_mistakes():
     w = Written("." * 2 + "e" + "." * 78, "." * 2 + "7" + "." * 78, checked=False)
-    assert w.mistakes(EASY_SOLUTION) == () and w.to_json(EASY_SOLUTION)["mistakes"] == []
+    assert w.mistakes(EASY_SOLUTION) == () and written_json(w, EASY_SOLUTION)["mistakes"] == []
 
 
 def _glare(frame: np.ndarray, centre: tuple[int, int], axes: tuple[int, int]) -> np.ndarray:

@@ -8,6 +8,7 @@ import pytest
 from conftest import EASY, EASY_SOLUTION, HARDEST, HARDEST_SOLUTION, PHOTOS, PUZZLES, need
 
 from ar_sudoku.cli import main
+from ar_sudoku.cli.records import explanation_json, step_json
 from ar_sudoku.sudoku.logic import (
     NAMES,
     NoSolutionError,
@@ -226,7 +227,7 @@ def test_explanation_of_wikipedias_puzzle():
     e = explain(EASY)
     assert e.solution == EASY_SOLUTION and e.logical and e.rating == "easy"
     assert len(e.steps) == EASY.count(".")
-    assert e.to_json()["steps"][0] == next_step(EASY).to_json()
+    assert explanation_json(e)["steps"][0] == step_json(next_step(EASY))
 
 
 def test_reveal_when_stuck():

@@ -11,6 +11,7 @@ import pytest
 from ar_sudoku.ar.marks import mistakes_of, plan_marks
 from ar_sudoku.ar.overlay import OverlayRenderer
 from ar_sudoku.cli import main
+from ar_sudoku.cli.records import step_json
 from ar_sudoku.sudoku.logic import PAPER_ORDER, next_steps
 
 
@@ -89,7 +90,7 @@ def test_image_show_modes_on_the_sample_photo(tmp_path, capsys, mode):
     assert obj["givens"] == PUZZLE and obj["solution"] == SOLUTION
     assert ("hint" in obj) == (mode == "hint")
     if mode == "hint":
-        assert obj["hint"] == next_step(PUZZLE).to_json()
+        assert obj["hint"] == step_json(next_step(PUZZLE))
     photo, drawn = cv2.imread("samples/photo.jpg"), cv2.imread(str(out))
     changed = int((cv2.absdiff(photo, drawn).max(axis=2) > 40).sum())
     assert (changed == 0) if mode == "check" else (changed > 100)

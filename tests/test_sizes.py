@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from ar_sudoku.cli import main
+from ar_sudoku.cli.records import step_json
 from ar_sudoku.sudoku.generator import generate
 from ar_sudoku.sudoku.logic import explain, next_step
 from ar_sudoku.sudoku.solver import (
@@ -173,7 +174,7 @@ def test_every_hint_step_on_6x6_agrees_with_the_unique_solution(puzzle, box):
             assert (step.cell, step.digit) not in removed
             grid[step.cell] = solution[step.cell]
             assert brute_force("".join(grid), box) == [solution]  # still consistent, still unique
-        assert all(re.fullmatch(r"r[1-6]c[1-6]", n) for n in step.to_json()["cells"])
+        assert all(re.fullmatch(r"r[1-6]c[1-6]", n) for n in step_json(step)["cells"])
     assert "".join(grid) == solution
 
 
@@ -189,7 +190,7 @@ def test_the_logic_solves_4x4_and_16x16_and_the_next_hint_follows_the_entries():
     empty = SIX.index(".")
     wrong[empty] = "6" if SIX_SOLUTION[empty] != "6" else "5"
     step = next_step(SIX, "".join(wrong), reveal_digit=True)
-    assert step.technique == "mistake" and step.cell == empty and step.to_json()["cell"] == "r1c2"
+    assert step.technique == "mistake" and step.cell == empty and step_json(step)["cell"] == "r1c2"
     assert next_step(SIX, SIX_SOLUTION) is None
 
 

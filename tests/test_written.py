@@ -11,7 +11,7 @@ from conftest import EASY, EASY_SOLUTION, SHARED, need
 
 from ar_sudoku.ar.session import ARSession, SessionConfig
 from ar_sudoku.cli import main
-from ar_sudoku.cli.records import frame_json
+from ar_sudoku.cli.records import frame_json, written_json
 from ar_sudoku.io.sinks import VideoSink
 from ar_sudoku.io.sources import open_source
 from ar_sudoku.sudoku.written import Written, from_kinds, settle
@@ -81,7 +81,7 @@ def test_the_written_part_is_checked_against_the_solution():
     assert w.mistakes(EASY_SOLUTION) == (3,)
     assert w.mistake_lines(EASY_SOLUTION) == ["r1c4: written 2, the solution has 6"]
     assert w.mistake_lines(EASY_SOLUTION, reveal=False) == ["r1c4: written 2 is wrong"]
-    assert w.to_json(EASY_SOLUTION)["mistakes"] == ["r1c4"]
+    assert written_json(w, EASY_SOLUTION)["mistakes"] == ["r1c4"]
     clash = Written("." * 81, "." * 2 + "5" + "." * 78)  # a 5 in row 1, which has a printed 5
     assert clash.clashes(givens) == ["r1c1 and r1c3 are both 5 in row 1", "r1c1 and r1c3 are both 5 in box 1"]
 

@@ -39,7 +39,9 @@ def run(args: argparse.Namespace) -> int:
     board = boards[0]
     step = next_step(board, _entries(args.entries, board), reveal_digit=args.reveal, timeout=args.timeout)
     if args.json:
-        print(json.dumps(None if step is None else step.to_json()))
+        from ar_sudoku.cli.records import step_json
+
+        print(json.dumps(None if step is None else step_json(step)))
     else:
         print("solved: every cell is filled" if step is None else step)
     return EXIT_OK

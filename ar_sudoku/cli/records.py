@@ -7,15 +7,18 @@ the web page cannot drift apart. The web app imports these too.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+from ar_sudoku.sudoku.logic import Explanation, Step, cell_names
+from ar_sudoku.sudoku.solver import box_label
+from ar_sudoku.sudoku.written import NAMES, Written
 
-from ar_sudoku.ar.photo import PhotoAnalysis
-from ar_sudoku.ar.session import FrameResult
-from ar_sudoku.sudoku.rules import BoardResult
-from ar_sudoku.sudoku.written import NAMES
-from ar_sudoku.vision.lattice import from_corners
+if TYPE_CHECKING:  # the text commands (solve, hint) write JSON too, without loading the vision stack
+    import numpy as np
+
+    from ar_sudoku.ar.photo import PhotoAnalysis
+    from ar_sudoku.ar.session import FrameResult
+    from ar_sudoku.sudoku.rules import BoardResult
 
 NO_WRITING: dict[str, Any] = {"cells": None, "entries": None, "candidates": None, "mistakes": [], "doubts": []}
 
@@ -37,7 +40,7 @@ def board_json(result: BoardResult, path: str) -> dict[str, Any]:
         "status": str(result.status),
         "message": result.message,
         "ms": round(result.ms, 2),
-        **(result.written.to_json(result.solution) if result.written is not None else NO_WRITING),
+        **(written_json(result.written, result.solution) if result.written is not None else NO_WRITING),
         "unreadable": [NAMES[i] for i in result.unreadable],
     }
 
@@ -46,12 +49,14 @@ def photo_json(analysis: PhotoAnalysis, path: str) -> dict[str, Any]:
     """The reading's keys, plus ``hint`` (the next logical step, or null) in hint mode."""
     obj = board_json(analysis.result, path)
     if analysis.show == "hint":
-        obj["hint"] = None if analysis.hint is None else analysis.hint.to_json()
+        obj["hint"] = None if analysis.hint is None else step_json(analysis.hint)
     return obj
 
 
 def frame_json(result: FrameResult) -> dict[str, Any]:
     """One ``--jsonl`` line (and the web page's live frame): where the board is, what it holds, its status."""
+    from ar_sudoku.vision.lattice import from_corners
+
     out: dict[str, Any] = {
         "frame": result.frame,
         "t_ms": round(result.t_ms, 2),
@@ -63,7 +68,45 @@ def frame_json(result: FrameResult) -> dict[str, Any]:
         "status": str(result.status),
     }
     if result.written is not None and result.givens is not None:
-        out.update({k: v for k, v in result.written.to_json(result.solution).items() if k != "candidates"})
+        out.update({k: v for k, v in written_json(result.written, result.solution).items() if k != "candidates"})
     if result.marks is not None and result.marks.text:
         out["say"] = result.marks.text
     return out
+
+
+def written_json(written: Written, solution: str | None) -> dict[str, Any]:
+    """What the person wrote: each cell's kind, the entries, pencilled candidates, mistakes and doubts."""
+    return {
+        "cells": written.cells,
+        "entries": written.entries,
+        "candidates": None if written.candidates is None else list(written.candidates),
+        "mistakes": [NAMES[i] for i in written.mistakes(solution)] if solution else [],
+        "doubts": [{"cell": NAMES[i], "looks_like": int(d), "solution": int(solution[i])}
+                   for i, d in written.doubts] if solution and written.checked else [],
+    }
+
+
+def step_json(step: Step) -> dict[str, Any]:
+    """One logical step (``hint --json``, the photo's ``hint``): its technique, cells named ``r3c5``."""
+    names = cell_names(step.size)
+    return {
+        "technique": step.technique,
+        "cell": None if step.cell is None else names[step.cell],
+        "digit": step.digit,
+        "eliminations": [f"{names[c]}-{d}" for c, d in step.eliminations],
+        "cells": [names[c] for c in step.cells],
+        "text": step.text,
+    }
+
+
+def explanation_json(explanation: Explanation) -> dict[str, Any]:
+    """``solve --json``: the puzzle, its size and boxes, the solution, its rating and every step."""
+    return {
+        "puzzle": explanation.puzzle,
+        "size": explanation.box[0] * explanation.box[1],
+        "box": box_label(explanation.box),
+        "solution": explanation.solution,
+        "logical": explanation.logical,
+        "rating": explanation.rating,
+        "steps": [step_json(s) for s in explanation.steps],
+    }

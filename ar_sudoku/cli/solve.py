@@ -159,7 +159,9 @@ def _explain(args: argparse.Namespace, board: Board, label: str, index: int | No
                               "solution": None, "logical": False, "rating": None, "steps": [], "error": str(exc)}))
         return False
     if args.json:
-        obj = e.to_json()
+        from ar_sudoku.cli.records import explanation_json
+
+        obj = explanation_json(e)
         print(json.dumps({**obj, "puzzle": shown(obj["puzzle"]), "solution": shown(obj["solution"])}))
     else:
         for n, step in enumerate(e.steps, 1):

@@ -36,7 +36,6 @@ from ar_sudoku.sudoku.solver import (
     SYMBOLS,
     Board,
     Box,
-    box_label,
     count_solutions,
     parse_line,
     symbol_value,
@@ -178,17 +177,6 @@ class Step:
     def level(self) -> Level:
         return TECHNIQUES.get(self.technique, "easy")
 
-    def to_json(self) -> dict[str, Any]:
-        names = geometry(_square_box(self.size)).names
-        return {
-            "technique": self.technique,
-            "cell": None if self.cell is None else names[self.cell],
-            "digit": self.digit,
-            "eliminations": [f"{names[c]}-{d}" for c, d in self.eliminations],
-            "cells": [names[c] for c in self.cells],
-            "text": self.text,
-        }
-
     def __str__(self) -> str:
         return f"{self.technique}: {self.text}"
 
@@ -217,21 +205,10 @@ class Explanation:
         order = list(TECHNIQUES)
         return max((s.technique for s in self.steps), key=order.index, default=None)
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "puzzle": self.puzzle,
-            "size": self.box[0] * self.box[1],
-            "box": box_label(self.box),
-            "solution": self.solution,
-            "logical": self.logical,
-            "rating": self.rating,
-            "steps": [s.to_json() for s in self.steps],
-        }
 
-
-def _square_box(size: int) -> Box:
-    """Any box of this side: cell names depend on the side only."""
-    return {4: (2, 2), 6: (2, 3), 9: (3, 3), 16: (4, 4)}[size]
+def cell_names(size: int) -> tuple[str, ...]:
+    """The cells' names (``r3c5``) on a grid of this side: they depend on the side only, not the boxes."""
+    return tuple(geometry({4: (2, 2), 6: (2, 3), 9: (3, 3), 16: (4, 4)}[size]).names)
 
 
 def _names(geo: Geometry, cells: Iterable[int]) -> str:

@@ -67,16 +67,6 @@ class Written:
         written = {i for i, e in enumerate(self.entries) if not is_empty(e)}
         return [str(c) for c in validate(parse_line(both)) if c.a in written or c.b in written]
 
-    def to_json(self, solution: str | None) -> dict:
-        return {
-            "cells": self.cells,
-            "entries": self.entries,
-            "candidates": None if self.candidates is None else list(self.candidates),
-            "mistakes": [NAMES[i] for i in self.mistakes(solution)] if solution else [],
-            "doubts": [{"cell": NAMES[i], "looks_like": int(d), "solution": int(solution[i])}
-                       for i, d in self.doubts] if solution and self.checked else [],
-        }
-
 
 def from_kinds(givens: str, kinds: str, digits: str) -> Written:
     """The written part once the givens are settled.
