@@ -63,12 +63,14 @@ def glare_gain(paper: np.ndarray, page: np.ndarray) -> np.ndarray | None:
     part is not a glare, and a shadow dims paper and ink alike. Pictures without a strong lift
     anywhere are left exactly as they are.
     """
-    typical = float(np.median(page))
-    if typical >= BRIGHT_PAPER or np.percentile(page, 95) > SHADED * max(float(np.percentile(page, 5)), 1.0):
+    # a smooth paper level: every other pixel of every other row tells its levels as well as all of them
+    sample = page if page.size <= 4096 else page[::2, ::2]
+    low, typical, high = (float(v) for v in np.percentile(sample, [5, 50, 95]))
+    if typical >= BRIGHT_PAPER or high > SHADED * max(low, 1.0):
+        return None
+    if (float(paper.max()) - typical) / (255.0 - typical) < GLARE_LIFT:
         return None
     lift = (paper - typical) / (255.0 - typical)
-    if float(lift.max()) < GLARE_LIFT:
-        return None
     return 1.0 / (1.0 - np.clip(lift, 0.0, 1.0 - 1.0 / MAX_GAIN))
 
 
