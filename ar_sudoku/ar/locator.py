@@ -156,7 +156,9 @@ class BoardLocator:
         self.speed = 0.0 if corners is None or prev is None else float(np.abs(corners - prev).max()) / side(corners)
         self.last_corners = corners
 
-    def inked(self, corners: np.ndarray) -> np.ndarray:
-        """Every frame, cheaply: which of the 81 cells hold ink (a bool per cell)."""
+    def inked(self, corners: np.ndarray, expect: np.ndarray | None = None) -> np.ndarray:
+        """Every frame, cheaply: which of the 81 cells hold ink (a bool per cell); ``expect``, the cells
+        that should (``quick_ink``: their print sets the scale when it is paler than the pen)."""
         k = self.scale
-        return quick_ink(self.small, corners * k, lattice=None if self.lattice is None else self.lattice * k) > 0.5
+        lattice = None if self.lattice is None else self.lattice * k
+        return quick_ink(self.small, corners * k, lattice=lattice, expect=expect) > 0.5

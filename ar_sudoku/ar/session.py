@@ -384,8 +384,9 @@ class ARSession:
         """Every frame, cheaply: do the inked cells still match the givens? A different puzzle
         (or a hand over this one) fails at once, and a full re-read is due on the next frame."""
         assert self.board.givens is not None
-        ink = self.locator.inked(corners)
         want = np.array([ch != "." for ch in self.board.givens])
+        # with a person's pen about, the print sets the ink's scale (pale print under dark pen is not gone)
+        ink = self.locator.inked(corners, expect=None if self.kinds is None else want)
         if self.kinds is None:  # print only: any change of the ink pattern counts
             mismatch = ink != want
         else:  # new ink in an empty cell is someone writing, not another puzzle: givens gone missing count

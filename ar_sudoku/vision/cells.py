@@ -233,11 +233,15 @@ def cut_cells(warped: np.ndarray, cell: int = CELL) -> CellCuts:
     return CellCuts(patches, has, score, faint)
 
 
-def quick_ink(gray: np.ndarray, corners: np.ndarray, cell: int = 12, lattice: np.ndarray | None = None) -> np.ndarray:
+def quick_ink(gray: np.ndarray, corners: np.ndarray, cell: int = 12, lattice: np.ndarray | None = None,
+              expect: np.ndarray | None = None) -> np.ndarray:
     """A cheap guess of which cells hold ink, for checking every frame.
 
     The grid is warped small; a cell's darkest central pixel against its own
     median (the paper) gives how inked it is, scaled by the grid's contrast.
+    ``expect`` (81 bools: the cells whose print is looked for) scales by that
+    print instead when it is fainter than the page's darkest ink: pale print
+    on a page written in dark pen is still print, not gone.
     Returns 81 values; above 0.5 means ink.
     """
     warped = rectify(gray, lattice, cell) if lattice is not None else warp_grid(gray, corners, cell)
@@ -249,4 +253,8 @@ def quick_ink(gray: np.ndarray, corners: np.ndarray, cell: int = 12, lattice: np
     gain = glare_gain(paper, paper)
     if gain is not None:  # print under a glare keeps its ink: its givens are not taken as gone
         depth = depth * gain
-    return depth.reshape(81) / max(float(np.percentile(depth, 95)), 10.0)
+    depth = depth.reshape(81)
+    scale = float(np.percentile(depth, 95))
+    if expect is not None and expect.any():  # a quarter of the print may be gone before the scale drops
+        scale = min(scale, float(np.percentile(depth[expect], 75)))
+    return depth / max(scale, 10.0)
