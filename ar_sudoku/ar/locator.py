@@ -9,12 +9,13 @@ board is settled (solved), and it reports whether tracking slipped.
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
-from ar_sudoku.vision.cells import quick_ink
+from ar_sudoku.vision.cells import evenness, quick_ink
 from ar_sudoku.vision.grid import find_grid, to_gray, working_gray
 from ar_sudoku.vision.lattice import rotate
 from ar_sudoku.vision.tracker import GridTracker
@@ -28,6 +29,9 @@ class Located:
     corners: np.ndarray | None
     detected: bool  # found by the detector on this frame (exact), not only tracked
     slipped: bool = False  # detected far from where it was tracked: tracking slipped, or another grid
+
+
+BLUR = 0.93  # evenness below this share of the board's usual: the frame is streaked, not read
 
 
 def _turn(corners: np.ndarray, reference: np.ndarray) -> int:
@@ -55,6 +59,7 @@ class BoardLocator:
         self.scale = 1.0  # working size / full size
         self._shape: tuple[int, ...] | None = None
         self._gray: np.ndarray | None = None  # its grey at full size, made when a reading needs it
+        self.evenness: deque[float] = deque(maxlen=30)  # the board's last frames' ``cells.evenness``
 
     # ------------------------------------------------------------------ the frame
 
@@ -65,6 +70,7 @@ class BoardLocator:
         if resized:
             self._shape = frame.shape[:2]
             self.tracker.reset()
+            self.evenness.clear()
             self.last_corners = None
             self.lattice = None
         h, w = frame.shape[:2]
@@ -104,6 +110,7 @@ class BoardLocator:
 
     def lose(self) -> None:
         self.tracker.reset()
+        self.evenness.clear()
 
     def locate(self, frame_index: int, settled: bool) -> Located:
         """Track the board, and detect it on every frame until it is settled (the reading needs exact
@@ -138,17 +145,28 @@ class BoardLocator:
         return Located(det, True, slipped)
 
     def steady(self, corners: np.ndarray, detected: bool) -> bool:
-        """Whole board in view, and its corners exact: detected on this frame, or tracked while slow."""
+        """Whole board in view, its corners exact (detected on this frame, or tracked while slow), and the
+        picture not streaked by a shaking hand (a reading of a blurred frame is wrong, not just unsure)."""
         h, w = self.frame.shape[:2]
         m = 2.0
         if (corners[:, 0] < m).any() or (corners[:, 1] < m).any() or (corners[:, 0] > w - m).any() \
                 or (corners[:, 1] > h - m).any():
+            return False
+        if self.blurred(corners):
             return False
         if detected:
             return True
         if self.last_corners is None:
             return False
         return float(np.abs(corners - self.last_corners).max()) < 0.03 * side(corners)
+
+    def blurred(self, corners: np.ndarray) -> bool:
+        """The grid's edges less even across and down than on the board's recent frames: a motion streak."""
+        k = self.scale
+        now = evenness(self.small, corners * k, lattice=None if self.lattice is None else self.lattice * k)
+        usual = float(np.median(self.evenness)) if len(self.evenness) >= 5 else None
+        self.evenness.append(now)
+        return usual is not None and now < BLUR * usual
 
     def moved_to(self, corners: np.ndarray | None) -> None:
         """The frame's corners become the last ones; the motion since the last frame is kept as ``speed``."""

@@ -233,6 +233,17 @@ def cut_cells(warped: np.ndarray, cell: int = CELL) -> CellCuts:
     return CellCuts(patches, has, score, faint)
 
 
+def evenness(gray: np.ndarray, corners: np.ndarray, cell: int = 12, lattice: np.ndarray | None = None) -> float:
+    """How evenly the squared-up grid's edges run both ways: the smaller of its mean horizontal and vertical
+    gradients over the larger. A grid has as many edges across as down, so a sharp one is near 1 whatever the
+    light; a shaking hand's streak blurs the edges across it and not along it, and the ratio drops."""
+    warped = rectify(gray, lattice, cell) if lattice is not None else warp_grid(gray, corners, cell)
+    w = warped.astype(np.float32)
+    ex = float(np.abs(cv2.Sobel(w, cv2.CV_32F, 1, 0)).mean())
+    ey = float(np.abs(cv2.Sobel(w, cv2.CV_32F, 0, 1)).mean())
+    return min(ex, ey) / max(ex, ey, 1e-6)
+
+
 def quick_ink(gray: np.ndarray, corners: np.ndarray, cell: int = 12, lattice: np.ndarray | None = None,
               expect: np.ndarray | None = None) -> np.ndarray:
     """A cheap guess of which cells hold ink, for checking every frame.
