@@ -39,6 +39,16 @@ def _turn(corners: np.ndarray, reference: np.ndarray) -> int:
     return min(range(4), key=lambda k: float(np.linalg.norm(np.roll(corners, -k, axis=0) - reference)))
 
 
+def _surrounds(outer: np.ndarray, inner: np.ndarray) -> bool:
+    """``outer`` holds all of ``inner`` (to within a hair: a grid printed up to its page's edge shares it)
+    and is clearly larger: a page's edge around the grid. Another grid in view would take the tracked one's
+    place, not frame it; a track slipped by a cell pokes out of the true grid by a cell."""
+    poly = outer.astype(np.float32).reshape(-1, 1, 2)
+    margin = 0.02 * side(inner)
+    inside = all(cv2.pointPolygonTest(poly, (float(x), float(y)), True) > -margin for x, y in inner)
+    return inside and cv2.contourArea(poly) > 1.15 * cv2.contourArea(inner.astype(np.float32).reshape(-1, 1, 2))
+
+
 def side(corners: np.ndarray) -> float:
     """The grid's diagonal, TL to BR: the scale motion is measured against."""
     return float(np.linalg.norm(corners[0] - corners[2]))
@@ -130,6 +140,9 @@ class BoardLocator:
         quad = find_grid(self.small, allow_cut=False, precise=False)
         if quad is None:
             return Located(tracked, False)
+        if tracked is not None and (_surrounds(quad.corners / k, tracked) or self._streaked(tracked) and float(
+                np.abs(quad.corners / k - tracked).max()) > 0.08 * side(tracked)):
+            return Located(tracked, False)  # the page's edge around the grid, or a quad a streaked frame made up
         ref = tracked if tracked is not None else prev
         turn = 0 if ref is None else _turn(quad.corners / k, ref)
         det = np.roll(quad.corners / k, -turn, axis=0)
@@ -162,11 +175,18 @@ class BoardLocator:
 
     def blurred(self, corners: np.ndarray) -> bool:
         """The grid's edges less even across and down than on the board's recent frames: a motion streak."""
-        k = self.scale
-        now = evenness(self.small, corners * k, lattice=None if self.lattice is None else self.lattice * k)
+        now = self._evenness(corners)
         usual = float(np.median(self.evenness)) if len(self.evenness) >= 5 else None
         self.evenness.append(now)
         return usual is not None and now < BLUR * usual
+
+    def _streaked(self, corners: np.ndarray) -> bool:
+        """``blurred``, without counting the frame in the board's usual evenness."""
+        return len(self.evenness) >= 5 and self._evenness(corners) < BLUR * float(np.median(self.evenness))
+
+    def _evenness(self, corners: np.ndarray) -> float:
+        k = self.scale
+        return evenness(self.small, corners * k, lattice=None if self.lattice is None else self.lattice * k)
 
     def moved_to(self, corners: np.ndarray | None) -> None:
         """The frame's corners become the last ones; the motion since the last frame is kept as ``speed``."""
