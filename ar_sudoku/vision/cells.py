@@ -48,7 +48,7 @@ def turn_cuts(cuts: CellCuts, k: int) -> CellCuts:
 
 GLARE_LIFT = 0.5  # paper lifted this far from the page's typical paper towards white: a glare's light is there
 BRIGHT_PAPER = 238  # paper this bright already leaves no room to tell a glare from the page
-MAX_GAIN = 4.0  # ink is restored under at most 75% added light; past that a cell is unreadable, not amplified
+MAX_GAIN = 4.0  # ink is restored while the added light leaves it a quarter of its contrast; past that, unreadable
 
 
 def glare_gain(paper: np.ndarray, page: np.ndarray) -> np.ndarray | None:
