@@ -386,3 +386,17 @@ def test_stills_of_different_sizes_are_each_their_own_scene(tmp_path, capsys):
     empty.mkdir()
     cv2.imwrite(str(empty / "blank.png"), np.full((300, 500, 3), 200, np.uint8))
     assert main(["video", str(empty), "--headless"]) == 1  # nothing solved in the whole input: no answer
+
+
+def test_a_pages_edge_around_the_tracked_grid_is_not_taken_for_another_grid():
+    from ar_sudoku.ar.locator import _surrounds
+
+    grid = np.float32([[30, 14], [475, 14], [484, 449], [34, 458]])
+    page = np.float32([[7, 5], [610, 0], [615, 458], [14, 458]])  # a photo's edge, cut by the frame's bottom
+    assert _surrounds(page, grid)
+    assert not _surrounds(grid, page)  # the grid inside a tracked page's edge is the grid found at last
+    cell = (grid[1] - grid[0]) / 9
+    assert not _surrounds(grid + cell, grid)  # a grid a cell away: tracking slipped by a cell
+    assert not _surrounds(grid * 1.05, grid)  # the same grid a little nearer the camera
+    other = np.float32([[100, 60], [560, 60], [560, 470], [100, 470]])
+    assert not _surrounds(other, grid)  # another grid in view, where the tracked one was

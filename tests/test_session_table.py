@@ -136,3 +136,45 @@ def test_a_correction_on_a_solved_board_solves_it_again_and_a_known_board_comes_
     assert Event.CACHED_SOLVED in events and Event.SUBMITTED not in events and Event.SOLVED not in events
     assert all(to is not State.SOLVING for _, _, to in states)
     assert re.fullmatch(r"[1-9]{81}", back[-1].solution)
+
+
+def _reading_of(givens: str) -> session.Reading:
+    """A sure reading of ``givens`` (blank where '.')."""
+    digits = np.array([0 if ch == "." else int(ch) for ch in givens])
+    probs = np.zeros((81, 10))
+    probs[np.arange(81), digits] = 1.0
+    return session.Reading(digits, np.ones(81), probs)
+
+
+def _solved_rereading(s: ARSession, seen: str) -> None:
+    """The session solved on EASY, then its periodic re-read sees ``seen``."""
+    s.state = State.SOLVED
+    s.board.givens = EASY
+    s.board.result = BoardResult(Status.SOLVED, givens=EASY, solution=EASY_SOLUTION)
+    s.board.since_read = s.cfg.recheck_every
+    corners = np.float32([[0, 0], [100, 0], [100, 100], [0, 100]])
+    s._read = lambda c: (c, _reading_of(seen))  # the re-read, as the camera gave it
+    s._recheck(corners)
+
+
+def test_a_re_read_that_sees_only_some_of_the_givens_keeps_the_solution_and_takes_no_entries(fresh):
+    taken = []
+    fresh._take_entries = lambda: taken.append(True)
+    washed = "".join(ch if i % 9 < 2 else "." for i, ch in enumerate(EASY))  # a glare hides most of the page
+    _solved_rereading(fresh, washed)
+    assert fresh.state is State.SOLVED and fresh.board.result.solution == EASY_SOLUTION
+    assert not taken  # a reading that saw so little is not trusted with the person's entries
+    _solved_rereading(fresh, "." * 81)  # nothing readable at all: nothing contradicts the puzzle either
+    assert fresh.state is State.SOLVED and not taken
+
+
+def test_a_re_read_with_givens_that_contradict_the_puzzle_stops_the_drawing(fresh, reader, worker):
+    other = "." * 81
+    for i in range(0, 81, 7):  # digits where the puzzle has none, or other digits: another puzzle
+        other = other[:i] + str(int(EASY[i]) % 9 + 1 if EASY[i] != "." else 4) + other[i + 1 :]
+    _solved_rereading(fresh, other)
+    assert fresh.state is State.READING and fresh.board.result is None
+    with ARSession(reader, worker) as s:
+        few = "".join(str(int(ch) % 9 + 1) if ch != "." and i < 20 else "." for i, ch in enumerate(EASY))
+        _solved_rereading(s, few)  # eight contradicting givens, the rest unseen: suspect, drawn no more
+        assert s.state is State.SUSPECT and s.marks() is None

@@ -1,12 +1,14 @@
 from __future__ import annotations
 
+import math
+
 import cv2
 import numpy as np
 import pytest
 from conftest import photo_truth, rendered_frame
 
 from ar_sudoku.sudoku.generator import generate
-from ar_sudoku.vision.cells import cut_cells, warp_grid
+from ar_sudoku.vision.cells import cut_cells, evenness, quick_ink, warp_grid
 from ar_sudoku.vision.grid import find_grid, order_corners, to_gray
 from ar_sudoku.vision.synth import quad
 
@@ -81,3 +83,46 @@ def test_a_shaded_row_of_empty_cells_holds_no_ink():
     cuts = cut_cells(img)
     assert not cuts.has_ink[band].any() and not cuts.faint[band].any()
     assert cuts.has_ink[list(digits)].all()
+
+
+def _inked_page(pale: set[int], dark: set[int]) -> np.ndarray:
+    """A 9x9 grid on white paper: pale strokes (print) in ``pale``, dark pen strokes in ``dark``."""
+    img = np.full((360, 360), 210, np.uint8)
+    for i in range(10):
+        cv2.line(img, (i * 40, 0), (i * 40, 359), 90, 1)
+        cv2.line(img, (0, i * 40), (359, i * 40), 90, 1)
+    for cells, ink in ((pale, 165), (dark, 40)):
+        for c in cells:
+            y, x = divmod(c, 9)
+            cv2.line(img, (x * 40 + 20, y * 40 + 10), (x * 40 + 20, y * 40 + 30), ink, 3)
+    return img
+
+
+def test_pale_print_on_a_page_written_in_dark_pen_is_still_ink_once_the_print_is_looked_for():
+    givens = set(range(0, 81, 3))
+    corners = np.float32([[0, 0], [359, 0], [359, 359], [0, 359]])
+    page = _inked_page(givens, set(range(81)) - givens)  # every other cell written in dark pen
+    want = np.array([i in givens for i in range(81)])
+    assert (quick_ink(page, corners)[want] <= 0.5).all()  # against the pen's ink the print looks gone
+    assert (quick_ink(page, corners, expect=want)[want] > 0.5).all()
+    # print rubbed out (or another puzzle) still shows as gone: a quarter of the print may go unnoticed in the scale
+    gone = set(list(givens)[:6])
+    page = _inked_page(givens - gone, set(range(81)) - givens)
+    ink = quick_ink(page, corners, expect=want)
+    assert all(ink[c] <= 0.5 for c in gone) and all(ink[c] > 0.5 for c in givens - gone)
+
+
+@pytest.mark.parametrize("angle", [0, 15, 75, 90])
+def test_a_shaking_hands_streak_near_the_grids_lines_makes_its_edges_uneven_and_dim_light_does_not(angle):
+    """(A streak near 45 degrees blurs both ways alike: those frames are still read, as before.)"""
+    corners = np.float32([[0, 0], [359, 0], [359, 359], [0, 359]])
+    page = _inked_page(set(range(0, 81, 3)), set(range(1, 81, 3)))
+    sharp = evenness(page, corners)
+    n = 25  # a 12 px streak at the scale the locator works on (the grid here is 360 px, not 450)
+    k = np.zeros((n, n), np.float32)
+    c, dx, dy = n // 2, 12 * math.cos(math.radians(angle)), 12 * math.sin(math.radians(angle))
+    cv2.line(k, (round(c - dx), round(c - dy)), (round(c + dx), round(c + dy)), 1.0, 1, cv2.LINE_AA)
+    streaked = cv2.filter2D(page, -1, k / k.sum())
+    assert evenness(streaked, corners) < 0.93 * sharp  # the locator's BLUR: this frame is not read
+    dim = np.clip(page.astype(np.float32) * 0.25 + np.random.default_rng(0).normal(0, 3, page.shape), 0, 255)
+    assert evenness(dim.astype(np.uint8), corners) > 0.93 * sharp

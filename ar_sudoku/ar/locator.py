@@ -9,12 +9,13 @@ board is settled (solved), and it reports whether tracking slipped.
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
-from ar_sudoku.vision.cells import quick_ink
+from ar_sudoku.vision.cells import evenness, quick_ink
 from ar_sudoku.vision.grid import find_grid, to_gray, working_gray
 from ar_sudoku.vision.lattice import rotate
 from ar_sudoku.vision.tracker import GridTracker
@@ -30,9 +31,22 @@ class Located:
     slipped: bool = False  # detected far from where it was tracked: tracking slipped, or another grid
 
 
+BLUR = 0.93  # evenness below this share of the board's usual: the frame is streaked, not read
+
+
 def _turn(corners: np.ndarray, reference: np.ndarray) -> int:
     """How far to roll a detected quad so its corners match the tracked (puzzle-ordered) ones."""
     return min(range(4), key=lambda k: float(np.linalg.norm(np.roll(corners, -k, axis=0) - reference)))
+
+
+def _surrounds(outer: np.ndarray, inner: np.ndarray) -> bool:
+    """``outer`` holds all of ``inner`` (to within a hair: a grid printed up to its page's edge shares it)
+    and is clearly larger: a page's edge around the grid. Another grid in view would take the tracked one's
+    place, not frame it; a track slipped by a cell pokes out of the true grid by a cell."""
+    poly = outer.astype(np.float32).reshape(-1, 1, 2)
+    margin = 0.02 * side(inner)
+    inside = all(cv2.pointPolygonTest(poly, (float(x), float(y)), True) > -margin for x, y in inner)
+    return inside and cv2.contourArea(poly) > 1.15 * cv2.contourArea(inner.astype(np.float32).reshape(-1, 1, 2))
 
 
 def side(corners: np.ndarray) -> float:
@@ -55,6 +69,7 @@ class BoardLocator:
         self.scale = 1.0  # working size / full size
         self._shape: tuple[int, ...] | None = None
         self._gray: np.ndarray | None = None  # its grey at full size, made when a reading needs it
+        self.evenness: deque[float] = deque(maxlen=30)  # the board's last frames' ``cells.evenness``
 
     # ------------------------------------------------------------------ the frame
 
@@ -65,6 +80,7 @@ class BoardLocator:
         if resized:
             self._shape = frame.shape[:2]
             self.tracker.reset()
+            self.evenness.clear()
             self.last_corners = None
             self.lattice = None
         h, w = frame.shape[:2]
@@ -104,6 +120,7 @@ class BoardLocator:
 
     def lose(self) -> None:
         self.tracker.reset()
+        self.evenness.clear()
 
     def locate(self, frame_index: int, settled: bool) -> Located:
         """Track the board, and detect it on every frame until it is settled (the reading needs exact
@@ -123,6 +140,9 @@ class BoardLocator:
         quad = find_grid(self.small, allow_cut=False, precise=False)
         if quad is None:
             return Located(tracked, False)
+        if tracked is not None and (_surrounds(quad.corners / k, tracked) or self._streaked(tracked) and float(
+                np.abs(quad.corners / k - tracked).max()) > 0.08 * side(tracked)):
+            return Located(tracked, False)  # the page's edge around the grid, or a quad a streaked frame made up
         ref = tracked if tracked is not None else prev
         turn = 0 if ref is None else _turn(quad.corners / k, ref)
         det = np.roll(quad.corners / k, -turn, axis=0)
@@ -138,11 +158,14 @@ class BoardLocator:
         return Located(det, True, slipped)
 
     def steady(self, corners: np.ndarray, detected: bool) -> bool:
-        """Whole board in view, and its corners exact: detected on this frame, or tracked while slow."""
+        """Whole board in view, its corners exact (detected on this frame, or tracked while slow), and the
+        picture not streaked by a shaking hand (a reading of a blurred frame is wrong, not just unsure)."""
         h, w = self.frame.shape[:2]
         m = 2.0
         if (corners[:, 0] < m).any() or (corners[:, 1] < m).any() or (corners[:, 0] > w - m).any() \
                 or (corners[:, 1] > h - m).any():
+            return False
+        if self.blurred(corners):
             return False
         if detected:
             return True
@@ -150,13 +173,30 @@ class BoardLocator:
             return False
         return float(np.abs(corners - self.last_corners).max()) < 0.03 * side(corners)
 
+    def blurred(self, corners: np.ndarray) -> bool:
+        """The grid's edges less even across and down than on the board's recent frames: a motion streak."""
+        now = self._evenness(corners)
+        usual = float(np.median(self.evenness)) if len(self.evenness) >= 5 else None
+        self.evenness.append(now)
+        return usual is not None and now < BLUR * usual
+
+    def _streaked(self, corners: np.ndarray) -> bool:
+        """``blurred``, without counting the frame in the board's usual evenness."""
+        return len(self.evenness) >= 5 and self._evenness(corners) < BLUR * float(np.median(self.evenness))
+
+    def _evenness(self, corners: np.ndarray) -> float:
+        k = self.scale
+        return evenness(self.small, corners * k, lattice=None if self.lattice is None else self.lattice * k)
+
     def moved_to(self, corners: np.ndarray | None) -> None:
         """The frame's corners become the last ones; the motion since the last frame is kept as ``speed``."""
         prev = self.last_corners
         self.speed = 0.0 if corners is None or prev is None else float(np.abs(corners - prev).max()) / side(corners)
         self.last_corners = corners
 
-    def inked(self, corners: np.ndarray) -> np.ndarray:
-        """Every frame, cheaply: which of the 81 cells hold ink (a bool per cell)."""
+    def inked(self, corners: np.ndarray, expect: np.ndarray | None = None) -> np.ndarray:
+        """Every frame, cheaply: which of the 81 cells hold ink (a bool per cell); ``expect``, the cells
+        that should (``quick_ink``: their print sets the scale when it is paler than the pen)."""
         k = self.scale
-        return quick_ink(self.small, corners * k, lattice=None if self.lattice is None else self.lattice * k) > 0.5
+        lattice = None if self.lattice is None else self.lattice * k
+        return quick_ink(self.small, corners * k, lattice=lattice, expect=expect) > 0.5

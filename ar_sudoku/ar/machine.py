@@ -33,6 +33,7 @@ class Event(StrEnum):
     SOLVED = "solver: solved"
     UNSOLVABLE = "solver: no solution"
     AGREES = "re-read agrees"
+    PARTLY = "re-read sees part of the givens"
     DIFFERS = "re-read differs"
     DIFFERS_MUCH = "re-read differs twice over"
 
@@ -80,6 +81,9 @@ _TABLE: tuple[tuple[tuple[State, ...], Event, State, Action], ...] = (
     (ANY, Event.UNSOLVABLE, State.UNSOLVABLE, Action.SETTLE),
     # the periodic re-read of a solved board
     (_SETTLED, Event.AGREES, State.SOLVED, Action.TAKE_ENTRIES),
+    # glare, a dim corner or faint print hid some givens, none contradicts: keep the solution, take no entries
+    ((State.SOLVED,), Event.PARTLY, State.SOLVED, Action.NONE),
+    ((State.SUSPECT,), Event.PARTLY, State.SUSPECT, Action.RECHECK_SOON),
     ((State.SOLVED,), Event.DIFFERS, State.SUSPECT, Action.RECHECK_SOON),
     ((State.SUSPECT,), Event.DIFFERS, State.READING, Action.FORGET),
     (_SETTLED, Event.DIFFERS_MUCH, State.READING, Action.FORGET),

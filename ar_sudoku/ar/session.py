@@ -23,6 +23,8 @@ changes in one place, ``ARSession._fire``, which looks the event up there::
     any                           solver: solved                      solved      keep the result
     any                           solver: no solution                 unsolvable  keep the result
     solved, suspect               re-read agrees                      solved      take the person's entries
+    solved                        re-read sees part of the givens     solved      -
+    suspect                       re-read sees part of the givens     suspect     stop drawing; re-read soon
     solved                        re-read differs                     suspect     stop drawing; re-read soon
     suspect                       re-read differs                     reading     forget the board's reading
     solved, suspect               re-read differs twice over          reading     forget the board's reading
@@ -345,13 +347,15 @@ class ARSession:
             return corners
         corners, reading = self._read(corners)
         self.board.since_read = 0
-        diff = self._differs(reading)
-        if diff < self.cfg.mismatch_new:
-            self._fire(Event.AGREES)
-        elif diff >= 2 * self.cfg.mismatch_new:
+        diff, hidden = self._differs(reading)
+        if diff >= 2 * self.cfg.mismatch_new:
             self._fire(Event.DIFFERS_MUCH)
-        else:
+        elif diff >= self.cfg.mismatch_new:
             self._fire(Event.DIFFERS)
+        elif hidden >= self.cfg.mismatch_new:
+            self._fire(Event.PARTLY)  # a subset of the givens: not a sign of another puzzle, nor a reading to trust
+        else:
+            self._fire(Event.AGREES)
         return corners
 
     def _take_entries(self) -> None:
@@ -370,22 +374,27 @@ class ARSession:
         if self.ledger.take(givens, part.entries, part.doubts):
             self.board.since_read = self.cfg.recheck_every - 2
 
-    def _differs(self, reading: Reading) -> int:
-        """Confident cells of a fresh reading that disagree with the board's givens."""
+    def _differs(self, reading: Reading) -> tuple[int, int]:
+        """A fresh reading against the board's givens: its confident digits that contradict them (another
+        digit, or a digit where there was none), and the givens it did not see (read blank or unsure: glare,
+        dim light, faint print hide a given, they do not change it)."""
         if not self.board.givens:
-            return 0
+            return 0, 0
         before = np.array([0 if ch == "." else int(ch) for ch in self.board.givens])
-        mask = (reading.confidence > 0.8) & (reading.digits != before)
+        sure = reading.confidence > 0.8
+        contra = sure & (reading.digits != before) & (reading.digits > 0)
+        hidden = (before > 0) & ((reading.digits == 0) | ~sure)
         for i in self.overrides:
-            mask[i] = False
-        return int(mask.sum())
+            contra[i] = hidden[i] = False
+        return int(contra.sum()), int(hidden.sum())
 
     def _same_pattern(self, corners: np.ndarray) -> bool:
         """Every frame, cheaply: do the inked cells still match the givens? A different puzzle
         (or a hand over this one) fails at once, and a full re-read is due on the next frame."""
         assert self.board.givens is not None
-        ink = self.locator.inked(corners)
         want = np.array([ch != "." for ch in self.board.givens])
+        # with a person's pen about, the print sets the ink's scale (pale print under dark pen is not gone)
+        ink = self.locator.inked(corners, expect=None if self.kinds is None else want)
         if self.kinds is None:  # print only: any change of the ink pattern counts
             mismatch = ink != want
         else:  # new ink in an empty cell is someone writing, not another puzzle: givens gone missing count

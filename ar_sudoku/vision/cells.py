@@ -48,7 +48,7 @@ def turn_cuts(cuts: CellCuts, k: int) -> CellCuts:
 
 GLARE_LIFT = 0.5  # paper lifted this far from the page's typical paper towards white: a glare's light is there
 BRIGHT_PAPER = 238  # paper this bright already leaves no room to tell a glare from the page
-MAX_GAIN = 4.0  # ink is restored under at most three parts in four of added light; past that a cell is unreadable
+MAX_GAIN = 4.0  # ink is restored while the added light leaves it a quarter of its contrast; past that, unreadable
 
 
 def glare_gain(paper: np.ndarray, page: np.ndarray) -> np.ndarray | None:
@@ -235,11 +235,26 @@ def cut_cells(warped: np.ndarray, cell: int = CELL) -> CellCuts:
     return CellCuts(patches, has, score, faint)
 
 
-def quick_ink(gray: np.ndarray, corners: np.ndarray, cell: int = 12, lattice: np.ndarray | None = None) -> np.ndarray:
+def evenness(gray: np.ndarray, corners: np.ndarray, cell: int = 12, lattice: np.ndarray | None = None) -> float:
+    """How evenly the squared-up grid's edges run both ways: the smaller of its mean horizontal and vertical
+    gradients over the larger. A grid has as many edges across as down, so a sharp one is near 1 whatever the
+    light; a shaking hand's streak blurs the edges across it and not along it, and the ratio drops."""
+    warped = rectify(gray, lattice, cell) if lattice is not None else warp_grid(gray, corners, cell)
+    w = warped.astype(np.float32)
+    ex = float(np.abs(cv2.Sobel(w, cv2.CV_32F, 1, 0)).mean())
+    ey = float(np.abs(cv2.Sobel(w, cv2.CV_32F, 0, 1)).mean())
+    return min(ex, ey) / max(ex, ey, 1e-6)
+
+
+def quick_ink(gray: np.ndarray, corners: np.ndarray, cell: int = 12, lattice: np.ndarray | None = None,
+              expect: np.ndarray | None = None) -> np.ndarray:
     """A cheap guess of which cells hold ink, for checking every frame.
 
     The grid is warped small; a cell's darkest central pixel against its own
     median (the paper) gives how inked it is, scaled by the grid's contrast.
+    ``expect`` (81 bools: the cells whose print is looked for) scales by that
+    print instead when it is fainter than the page's darkest ink: pale print
+    on a page written in dark pen is still print, not gone.
     Returns 81 values; above 0.5 means ink.
     """
     warped = rectify(gray, lattice, cell) if lattice is not None else warp_grid(gray, corners, cell)
@@ -251,4 +266,8 @@ def quick_ink(gray: np.ndarray, corners: np.ndarray, cell: int = 12, lattice: np
     gain = glare_gain(paper, paper)
     if gain is not None:  # print under a glare keeps its ink: its givens are not taken as gone
         depth = depth * gain
-    return depth.reshape(81) / max(float(np.percentile(depth, 95)), 10.0)
+    depth = depth.reshape(81)
+    scale = float(np.percentile(depth, 95))
+    if expect is not None and expect.any():  # a quarter of the print may be gone before the scale drops
+        scale = min(scale, float(np.percentile(depth[expect], 75)))
+    return depth / max(scale, 10.0)
