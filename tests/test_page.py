@@ -15,6 +15,7 @@ from ar_sudoku.vision.grid import GridQuad, reading_order
 
 TWO = ("image10", "image1004")  # two puzzles that read right alone (one training, one held-out photo)
 THREE = ("image10", "image1004", "image125")
+HARD = ("image199", "image29")  # a photo cut close above and below its grid; a faint, blurred puzzle
 
 
 @pytest.fixture(scope="module")
@@ -45,9 +46,10 @@ def _on(corners: np.ndarray, obj: dict) -> bool:
 
 
 @pytest.mark.data
-@pytest.mark.parametrize("names", [TWO, THREE], ids=["two photos", "three photos"])
-def test_a_page_of_real_photos_side_by_side_is_read_as_each_puzzle_in_order(page_kit, tmp_path, capsys, names):
-    page = _page(page_kit, names)
+@pytest.mark.parametrize(("names", "seed"), [(TWO, 0), (THREE, 0), (HARD, 1)],
+                         ids=["two photos", "three photos", "framed and faint"])
+def test_a_page_of_real_photos_side_by_side_is_read_as_each_puzzle_in_order(page_kit, tmp_path, capsys, names, seed):
+    page = _page(page_kit, names, seed)
     path = tmp_path / "page.png"
     cv2.imwrite(str(path), page.image)
     code, rows, _ = _image_json(capsys, str(path))

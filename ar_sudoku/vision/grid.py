@@ -747,6 +747,7 @@ FRAMED = (0.4, 0.85)  # of a grid's area: an outline inside it that may be the g
 # border's inner edge: 0.9 and more)
 WIDE = 2.2  # a picture this much longer than high (or high than long) is a page of puzzles side by side
 INNER_SHARE = (0.16, 0.6)  # of the first grid's area: the puzzles of a page taken for a grid (its boxes: 1/9)
+NARROW = 0.75  # a grid whose short sides are this share of its long ones or less is not a whole square puzzle
 
 
 def _contains(quad: np.ndarray, point: np.ndarray) -> bool:
@@ -897,7 +898,45 @@ def find_grids(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.0
             grids.append(found)
     if len(grids) < most and max(gray.shape[:2]) > WIDE * min(gray.shape[:2]):
         grids += _in_strips(gray, grids, min_score, most - len(grids))
-    return reading_order(grids)
+    return reading_order([_squared(gray, g, min_score) for g in grids])
+
+
+def _aspect(corners: np.ndarray) -> float:
+    """A quad's mean short side over its mean long side (opposite sides averaged)."""
+    sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
+    across, down = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
+    return float(min(across, down) / max(across, down, 1e-6))
+
+
+def _squared(gray: np.ndarray, grid: GridQuad, min_score: float) -> GridQuad:
+    """A grid found much narrower than it is long was a part of a puzzle or a frame around one: a faint
+    puzzle's strongest columns, cut at one of its inner lines; a pasted photo's edges, cut close above and
+    below its grid. Its neighbourhood is searched again as wide as it is long on each side of it, and its
+    inside with only its long sides cut off (a margin kept beyond the others). A fit is taken only when
+    it is squarer, holds the narrow one's centre and, from the inside, is clearer and at least half its
+    size."""
+    if _aspect(grid.corners) > NARROW:
+        return grid
+    x, y, w, h = cv2.boundingRect(grid.corners.reshape(-1, 1, 2).astype(np.float32))
+    long, tall = max(w, h), h > w
+    cx, cy = x + w / 2, y + h / 2
+    half = (long, h / 2) if tall else (w / 2, long)
+    box = np.float32([[cx - half[0], cy - half[1]], [cx + half[0], cy - half[1]],
+                      [cx + half[0], cy + half[1]], [cx - half[0], cy + half[1]]])
+    best = grid
+    wide = _search_around(gray, box, min_score)
+    if wide is not None and not _cut_by_frame(wide.corners, gray.shape) \
+            and _contains(wide.corners, grid.corners.mean(0)):
+        best = wide
+    m = round(INSET * long)
+    x0, y0, x1, y1 = (x - m, y + m, x + w + m, y + h - m) if tall else (x + m, y - m, x + w - m, y + h + m)
+    inner = _search(gray[max(0, y0):y1, max(0, x0):x1], min_score, 0.3, passes=CLEAR)[0]
+    if inner is not None:
+        inner = _shifted(inner, max(0, x0), max(0, y0))
+        if inner.score >= grid.score + 0.05 and _area(inner.corners) >= 0.5 * _area(grid.corners) \
+                and _aspect(inner.corners) > _aspect(best.corners):
+            best = inner
+    return best if _aspect(best.corners) > _aspect(grid.corners) + 0.1 else grid
 
 
 def _in_strips(gray: np.ndarray, grids: list[GridQuad], min_score: float, most: int) -> list[GridQuad]:
