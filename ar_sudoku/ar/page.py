@@ -58,7 +58,7 @@ __all__ = ["Page", "PageConfig"]
 @dataclass
 class PageConfig:
     most: int = MOST_GRIDS  # puzzles tracked at once
-    find_moving: int = 3  # frames between searches for new puzzles while the view moves
+    find_moving: int = 2  # frames between searches for new puzzles while the view moves
     find_still: int = 15  # ... while it is still (all in view already found, unless a page slid in)
     moving: float = 0.004  # a track's corner motion (share of its diagonal) that makes the view "moving"
     follow_below: float = 0.004  # every track's motion (share of its diagonal) under this: they follow one's flow
@@ -164,14 +164,15 @@ class Page:
     def _find_new(self, frame: np.ndarray | I420, small: np.ndarray, scale: float) -> float:
         """Start a track on every grid in view that no track follows; the search's time in ms.
 
-        With nothing tracked, each frame first asks :func:`find_grid` (what the single-puzzle session asks
-        on every frame while it searches) and only when it sees a grid searches the page for every puzzle:
-        the page's search costs far more on a frame where a grid is entering the view, cut by its edge.
+        The frame with the tracked puzzles painted out is first asked :func:`find_grid` (what the
+        single-puzzle session asks on every frame while it searches; a grid cut by the frame's edge is not
+        one): only when it sees a whole grid that no track follows is the page searched for every puzzle,
+        a search that costs far more, most of all on a frame where a grid is entering the view.
         """
         t = time.perf_counter()
+        self._last_find = self.frame_index
         grids: list[GridQuad] = []
-        if self.tracks or find_grid(small, allow_cut=False, precise=False) is not None:
-            self._last_find = self.frame_index
+        if find_grid(self._untracked(small, scale), allow_cut=False, precise=False) is not None:
             grids = find_grids(small, most=self.page.most)
         for grid in grids:
             if len(self.tracks) >= self.page.most:
@@ -247,6 +248,24 @@ class Page:
                 board.since_read -= 1
                 due += 1
             reads.add(due)
+
+    def _untracked(self, small: np.ndarray, scale: float) -> np.ndarray:
+        """The working grey with every tracked board (and a margin) filled with its paper's grey."""
+        if not self.tracks:
+            return small
+        out = small.copy()
+        for tr in self.tracks:
+            at = _where(tr)
+            if at is None:
+                continue
+            pts = at * scale
+            centre = pts.mean(axis=0)
+            poly = np.round(centre + (pts - centre) * 1.08).astype(np.int32)
+            x, y, w, h = cv2.boundingRect(poly)
+            patch = small[max(0, y):y + h, max(0, x):x + w]
+            fill = int(np.median(patch[::4, ::4])) if patch.size else 255
+            cv2.fillConvexPoly(out, poly, fill)
+        return out
 
     def _dedupe(self) -> None:
         """Two tracks on one puzzle (one slipped onto its neighbour): the younger ends."""
