@@ -48,7 +48,17 @@ from ar_sudoku.ar.solve_worker import SolveWorker
 from ar_sudoku.sudoku.rules import BoardResult
 from ar_sudoku.sudoku.vocabulary import Status
 from ar_sudoku.vision.digits import DigitReader
-from ar_sudoku.vision.grid import MOST_GRIDS, GridQuad, find_grid, find_grids, reading_order, working_gray
+from ar_sudoku.vision.grid import (
+    ALL,
+    CLEAR,
+    FLAT,
+    MOST_GRIDS,
+    GridQuad,
+    find_grid,
+    find_grids,
+    reading_order,
+    working_gray,
+)
 from ar_sudoku.vision.kinds import KindReader
 from ar_sudoku.vision.yuv import I420
 
@@ -158,21 +168,28 @@ class Page:
         if not self.tracks:
             return True
         since = self.frame_index - self._last_find
-        moving = any(tr.session.locator.speed > self.page.moving for tr in self.tracks)
-        return since >= (self.page.find_moving if moving else self.page.find_still)
+        return since >= (self.page.find_moving if self._moving() else self.page.find_still)
+
+    def _moving(self) -> bool:
+        return any(tr.session.locator.speed > self.page.moving for tr in self.tracks)
 
     def _find_new(self, frame: np.ndarray | I420, small: np.ndarray, scale: float) -> float:
         """Start a track on every grid in view that no track follows; the search's time in ms.
 
-        The frame with the tracked puzzles painted out is first asked :func:`find_grid` (what the
-        single-puzzle session asks on every frame while it searches; a grid cut by the frame's edge is not
-        one): only when it sees a whole grid that no track follows is the page searched for every puzzle,
-        a search that costs far more, most of all on a frame where a grid is entering the view.
+        The frame with the tracked puzzles painted out is first asked :func:`find_grid` (with nothing
+        tracked, what the single-puzzle session asks on every frame while it searches; beside tracked
+        puzzles, its flat passes while the view moves, its clear ones while it is still; a grid cut by the
+        frame's edge is not one): only when it sees a
+        whole grid that no track follows is the page searched for every puzzle, a search that costs far
+        more, most of all on a frame where a grid is entering the view.
         """
         t = time.perf_counter()
         self._last_find = self.frame_index
         grids: list[GridQuad] = []
-        if find_grid(self._untracked(small, scale), allow_cut=False, precise=False) is not None:
+        # beside tracked puzzles, a quicker look (a search that finds nothing tries every pass): while the view
+        # moves, for any flat grid (a puzzle panned into view); while it is still, for a clear one
+        passes = ALL if not self.tracks else FLAT if self._moving() else CLEAR
+        if find_grid(self._untracked(small, scale), allow_cut=False, precise=False, passes=passes) is not None:
             grids = find_grids(small, most=self.page.most)
         for grid in grids:
             if len(self.tracks) >= self.page.most:
