@@ -70,7 +70,8 @@ class PageConfig:
     most: int = MOST_GRIDS  # puzzles tracked at once
     find_moving: int = 2  # frames between searches for new puzzles while the view moves
     find_still: int = 15  # ... while it is still (all in view already found, unless a page slid in)
-    moving: float = 0.004  # a track's corner motion (share of its diagonal) that makes the view "moving"
+    moving: float = 0.01  # a track's corner motion (share of its diagonal) that makes the view "moving" (a shaking
+    # hand does not; a pan does, as it makes each track re-detect its board on every frame)
     follow_below: float = 0.004  # every track's motion (share of its diagonal) under this: they follow one's flow
 
 
