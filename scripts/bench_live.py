@@ -3,6 +3,7 @@
     python scripts/bench_live.py                       # samples/demo.mp4 (1280x720)
     python scripts/bench_live.py clip.mp4 --truth clip.truth.jsonl
     python scripts/bench_live.py --recording-only      # whole process: headless vs --output, side by side
+    python scripts/bench_live.py --page --rounds 0     # the session for a page (``ar.page``), as live and video run it
 
 Stages per frame: decode, find/track (grid detection and optical flow), read
 (cells + model, only on frames that read), draw (overlay + status), encode
@@ -34,6 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from ar_sudoku.ar.overlay import draw_status
+from ar_sudoku.ar.page import Page
 from ar_sudoku.ar.session import ARSession
 from ar_sudoku.ar.solve_worker import SolveWorker
 from ar_sudoku.io.sinks import VideoSink
@@ -83,13 +85,14 @@ def decode_only(path: str) -> tuple[int, float]:
     return n, n / (time.perf_counter() - t)
 
 
-def run(path: str, reader: DigitReader, undistort: bool) -> dict:
+def run(path: str, reader: DigitReader, undistort: bool, page: bool = False) -> dict:
     worker = TimedWorker()
+    make = Page if page else ARSession
     stages: dict[str, list[float]] = {k: [] for k in ("decode", "undistort", "find", "read", "draw", "encode",
                                                       "frame")}
     results = []
     tracked_frame_ms: list[float] = []
-    with open_source(path) as src, ARSession(reader, worker) as session, \
+    with open_source(path) as src, make(reader, worker) as session, \
             tempfile.TemporaryDirectory() as tmp, \
             VideoSink(Path(tmp) / "out.mp4", (src.info.width, src.info.height), src.info.fps) as sink:
         und = None
@@ -246,6 +249,8 @@ def main() -> int:
                     help="instead: run N frames (the video looped) and report memory over time")
     ap.add_argument("--rounds", type=int, default=3, metavar="N",
                     help="alternated headless/recording runs of the whole command (default 3; 0 skips)")
+    ap.add_argument("--page", action="store_true",
+                    help="run the session for a page (every puzzle in view: ar.page.Page), as live and video do")
     ap.add_argument("--recording-only", action="store_true", help="only the headless vs recording comparison")
     args = ap.parse_args()
     if args.soak:
@@ -256,7 +261,9 @@ def main() -> int:
     truth = args.truth or Path(args.video).with_suffix(".truth.jsonl")
     reader = DigitReader()
     n, dec_fps = decode_only(args.video)
-    base = run(args.video, reader, undistort=False)
+    base = run(args.video, reader, undistort=False, page=args.page)
+    if args.page:
+        print("the session for a page (ar.page.Page), as `ar-sudoku live` and `video` run it")
     with open_source(args.video) as s:
         w, h = s.info.width, s.info.height
     print(f"video {args.video}: {n} frames at {w}x{h}")
@@ -276,7 +283,7 @@ def main() -> int:
     nf = len(base["results"])
     print(f"  CPU a frame: the loop's thread {base['loop_cpu'] / nf * 1e3:.2f} ms, the H.264 writer thread "
           f"{base['writer_cpu'] / nf * 1e3:.2f} ms (on the other core, overlapped)")
-    und = run(args.video, reader, undistort=True)
+    und = run(args.video, reader, undistort=True, page=args.page)
     print(f"  undistort {stats(und['stages']['undistort'])} (remap with precomputed maps, --calibration)")
     if truth.exists():
         for line in latencies(base["results"], truth):
@@ -292,7 +299,7 @@ def main() -> int:
     g = threading.Thread(target=grind, daemon=True)
     g.start()
     time.sleep(1.0)  # the worker's process is up and searching
-    busy = run(args.video, reader, undistort=False)
+    busy = run(args.video, reader, undistort=False, page=args.page)
     stop.set()
     g.join()
     a, b = base["stages"]["frame"], busy["stages"]["frame"]

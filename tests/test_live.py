@@ -251,8 +251,16 @@ def test_video_cli_writes_output_and_jsonl(tmp_path, video, capsys):
     assert code == 0, err
     rows = [json.loads(x) for x in log.read_text().splitlines()]
     assert len(rows) == len(truth)
-    assert set(rows[0]) == {"frame", "t_ms", "corners", "lattice", "givens", "solution", "status"}
+    assert set(rows[0]) == {"frame", "t_ms", "corners", "lattice", "givens", "solution", "status", "puzzles"}
     assert any(r["solution"] == A.solution for r in rows)
+    # one puzzle in view: the list holds it alone, with the top-level fields and its track
+    for r in rows:
+        assert len(r["puzzles"]) <= 1
+        if r["puzzles"]:
+            assert {k: v for k, v in r["puzzles"][0].items() if k != "puzzle"} == {
+                k: v for k, v in r.items() if k not in ("frame", "t_ms", "puzzles")}
+        else:
+            assert r["corners"] is None and r["solution"] is None
     cap = cv2.VideoCapture(str(out))
     assert int(cap.get(cv2.CAP_PROP_FRAME_COUNT)) == len(truth)
     assert (int(cap.get(cv2.CAP_PROP_FRAME_WIDTH)), int(cap.get(cv2.CAP_PROP_FRAME_HEIGHT))) == (W, H)

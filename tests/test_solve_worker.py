@@ -89,3 +89,21 @@ def test_close_joins_the_thread():
     assert h.done()  # solved, or superseded by the close: never left pending
     with pytest.raises(RuntimeError, match="closed"):
         worker.submit(EASY)
+
+
+def test_a_lane_supersedes_only_its_own_submissions(gated):
+    """A page's puzzles share one worker, a lane each: one puzzle's newer reading must not cancel another's
+    solve (its session would wait for an answer that never comes), only its own older one."""
+    worker, gate, started = gated
+    running = worker.submit(EASY, timeout=2, lane="a")
+    assert started.wait(60)  # lane a's job is inside the solver, held there
+    queued_b = worker.submit(EASY, timeout=2, lane="b")
+    old_a = worker.submit(SLOW, timeout=0.3, lane="a")
+    new_a = worker.submit(EASY, timeout=2, lane="a")
+    assert old_a.done() and old_a.superseded  # dropped from the queue by its own lane's newer one
+    assert not queued_b.done()  # lane b's job waits its turn, untouched
+    gate.set()
+    running.wait(60)
+    assert running.superseded  # a's running job was cancelled by a's newer one
+    assert queued_b.wait(60).solution == EASY_SOLUTION and not queued_b.superseded
+    assert new_a.wait(60).solution == EASY_SOLUTION

@@ -5,18 +5,22 @@ Detection and tracking run on a frame scaled to ``work_side`` (long side), so a
 full-frame pixels, for the cells to be cut from the full-resolution frame.
 The locator knows nothing of the puzzle: the session tells it whether the
 board is settled (solved), and it reports whether tracking slipped.
+
+A locator that follows one puzzle of a page (``near_only``, ``ar.page``) detects only around where its
+board is, so the largest grid in view, another puzzle, never takes the tracked one's place; it is
+started from where the page found the grid (``seed``) and, once it has lost the board, finds nothing.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
 
 from ar_sudoku.vision.cells import evenness, quick_ink
-from ar_sudoku.vision.grid import find_grid, to_gray, working_gray
+from ar_sudoku.vision.grid import GridQuad, find_grid, to_gray, working_gray
 from ar_sudoku.vision.lattice import rotate
 from ar_sudoku.vision.tracker import GridTracker
 from ar_sudoku.vision.yuv import I420, as_bgr
@@ -31,6 +35,7 @@ class Located:
     slipped: bool = False  # detected far from where it was tracked: tracking slipped, or another grid
 
 
+NEAR = 0.3  # of the board's side: the margin around it that a near-only locator searches
 BLUR = 0.93  # evenness below this share of the board's usual: the frame is streaked, not read
 
 
@@ -57,8 +62,12 @@ def side(corners: np.ndarray) -> float:
 class BoardLocator:
     """Holds the frame (full size and at working size), the tracker, and the board's last corners."""
 
-    def __init__(self, work_side: int = 1280, redetect_every: int = 10):
+    def __init__(self, work_side: int = 1280, redetect_every: int = 10, near_only: bool = False):
         self.work_side = work_side
+        self.near_only = near_only  # detect only around the board (one puzzle of a page), never anywhere
+        # this frame's motion (working-size homography) found by another board's tracker on the same page: the
+        # board follows it instead of computing its own flow (``ar.page``); used once, then None
+        self.follow: np.ndarray | None = None
         self.redetect_every = redetect_every  # frames between re-detections of a settled, tracked board
         self.tracker = GridTracker()
         self.last_corners: np.ndarray | None = None
@@ -118,6 +127,39 @@ class BoardLocator:
         self.tracker.start(self.small, corners * k, motion=motion,
                            lattice=None if self.lattice is None else self.lattice * k)
 
+    def seed(self, corners: np.ndarray) -> None:
+        """Where the board was found (full-size pixels): a near-only locator detects around it next."""
+        self.last_corners = np.asarray(corners, np.float32).reshape(4, 2)
+
+    def _detect(self, near: np.ndarray | None) -> GridQuad | None:
+        """The grid on the working frame (working-size pixels): anywhere, or only around ``near``."""
+        if not self.near_only:
+            return find_grid(self.small, allow_cut=False, precise=False)
+        if near is None:
+            return None
+        k = self.scale
+        pts = near * k
+        lo, hi = pts.min(axis=0), pts.max(axis=0)
+        m = NEAR * float((hi - lo).max())
+        h, w = self.small.shape[:2]
+        x0, y0 = max(0, int(lo[0] - m)), max(0, int(lo[1] - m))
+        x1, y1 = min(w, int(hi[0] + m) + 1), min(h, int(hi[1] + m) + 1)
+        if x1 - x0 < 27 or y1 - y0 < 27:
+            return None
+        quad = find_grid(self.small[y0:y1, x0:x1], allow_cut=False, precise=False)
+        if quad is None:
+            return None
+        # a grid cut by the picture's own edge is refused by find_grid; one cut only by the search window's
+        # edge (another puzzle poking in) is refused here
+        shift = np.array([x0, y0], np.float32)
+        corners = quad.corners + shift
+        left, top = (x0 if x0 > 0 else -9), (y0 if y0 > 0 else -9)
+        right, bottom = (x1 if x1 < w else w + 9), (y1 if y1 < h else h + 9)
+        if (corners[:, 0] <= left + 2).any() or (corners[:, 1] <= top + 2).any() \
+                or (corners[:, 0] >= right - 3).any() or (corners[:, 1] >= bottom - 3).any():
+            return None
+        return replace(quad, corners=corners, lattice=None if quad.lattice is None else quad.lattice + shift)
+
     def lose(self) -> None:
         self.tracker.reset()
         self.evenness.clear()
@@ -127,7 +169,13 @@ class BoardLocator:
         corners) or while it moves fast; once settled, now and then, to correct drift."""
         k = self.scale
         prev = self.last_corners
-        tracked = self.tracker.track(self.small) if self.tracker.active else None
+        follow, self.follow = self.follow, None
+        if not self.tracker.active:
+            tracked = None
+        elif follow is not None:
+            tracked = self.tracker.follow(self.small, follow)
+        else:
+            tracked = self.tracker.track(self.small)
         if tracked is not None:
             tracked = tracked / k
             if self.tracker.lattice is not None:
@@ -137,7 +185,7 @@ class BoardLocator:
             np.abs(tracked - prev).max()) > 0.01 * side(tracked))
         if tracked is not None and settled and not moving and frame_index % self.redetect_every:
             return Located(tracked, False)
-        quad = find_grid(self.small, allow_cut=False, precise=False)
+        quad = self._detect(tracked if tracked is not None else prev)
         if quad is None:
             return Located(tracked, False)
         if tracked is not None and (_surrounds(quad.corners / k, tracked) or self._streaked(tracked) and float(

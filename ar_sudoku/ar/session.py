@@ -100,6 +100,9 @@ class FrameResult:
     marks: Marks | None = None  # what the display mode draws on this frame (None: nothing)
     lattice: np.ndarray | None = None  # a curled page's 10x10 crossings (None: flat, from the corners)
     written: Written | None = None  # what the person has written, when the cells' kinds are read
+    puzzle: int | None = None  # the puzzle's track on a page (``ar.page``), stable while it stays in view
+    puzzles: tuple[FrameResult, ...] = ()  # a page's frame: every puzzle in view, in reading order; this
+    # result's own fields are the first one's (or nothing found), so a reader of one puzzle keeps working
 
 
 @dataclass
@@ -148,8 +151,9 @@ class ARSession:
 
     def __init__(self, reader: DigitReader, worker: SolveWorker | None = None,
                  config: SessionConfig | None = None, overlay: OverlayRenderer | None = None,
-                 mode: Mode = "answer", kinds: KindReader | None = None):
+                 mode: Mode = "answer", kinds: KindReader | None = None, lane: object = None):
         self.reader = reader
+        self.lane = lane  # this board's lane on a shared worker (a page's puzzles share one)
         self.kinds = kinds  # tells printed givens from what the person writes; None: print only
         self.mode: Mode = mode
         self.worker = worker or SolveWorker()
@@ -276,7 +280,8 @@ class ARSession:
         board.result = None
         board.submitted_at = self.frame_index
         board.handle = self.worker.submit_reading(reading, timeout=self.cfg.solve_timeout,
-                                                  overrides=dict(self.overrides), require_unique=True, key=key)
+                                                  overrides=dict(self.overrides), require_unique=True, key=key,
+                                                  lane=self.lane)
         self._fire(Event.CORRECTED if corrected else Event.SUBMITTED)
 
     def _poll(self) -> None:

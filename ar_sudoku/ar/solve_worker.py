@@ -3,9 +3,11 @@
 The loop calls :meth:`SolveWorker.submit` (a givens string) or
 :meth:`SolveWorker.submit_reading` (a model reading, repaired with the rules)
 with a time budget and gets a :class:`SolveHandle` back at once; it polls
-``handle.done()`` on later frames. Only the newest submission matters: a newer
-one cancels the search in progress and drops any still queued, whose handles
-report ``superseded``.
+``handle.done()`` on later frames. Only the newest submission of a lane matters:
+a newer one cancels that lane's search in progress and drops its job still
+queued, whose handles report ``superseded``. Lanes let several boards share one
+worker (a page of puzzles, one lane each) without one board's newer reading
+cancelling another board's solve; queued jobs of different lanes run in turn.
 
 The thread hands each job to a child process and waits on a pipe. A
 pure-Python search in a thread would hold the GIL and slow every OpenCV call of
@@ -95,6 +97,7 @@ class SolveHandle:
     givens: str
     timeout: float
     job: Job
+    lane: object = None  # submissions of one lane supersede each other; other lanes' are left alone
     submitted: float = field(default_factory=time.perf_counter)
     _event: threading.Event = field(default_factory=threading.Event, repr=False)
     _result: Any = None
@@ -134,11 +137,11 @@ class SolveHandle:
 
 
 class SolveWorker:
-    """A single solver thread (driving one solver process) with a one-slot queue: newest wins."""
+    """A single solver thread (driving one solver process) with a one-slot queue per lane: newest wins."""
 
     def __init__(self, use_process: bool = True) -> None:
         self._cond = threading.Condition()
-        self._pending: SolveHandle | None = None
+        self._pending: dict[object, SolveHandle] = {}  # lane -> its newest queued job, oldest lane first
         self._running: SolveHandle | None = None
         self._stop = False
         self._proc: Any = None
@@ -164,26 +167,27 @@ class SolveWorker:
         except (OSError, RuntimeError, EOFError):
             self._proc = self._conn = None
 
-    def submit(self, givens: str | Board, timeout: float = 2.0) -> SolveHandle:
+    def submit(self, givens: str | Board, timeout: float = 2.0, lane: object = None) -> SolveHandle:
         """Queue a reading (81 chars or a Board); returns a handle immediately."""
         text = givens.to_string() if isinstance(givens, Board) else givens
-        return self._submit(SolveHandle(text, timeout, SolveJob(text, timeout)))
+        return self._submit(SolveHandle(text, timeout, SolveJob(text, timeout), lane))
 
     def submit_reading(self, reading: Reading, *, timeout: float = 1.5, overrides: dict[int, int] | None = None,
-                       require_unique: bool = True, key: str | None = None) -> SolveHandle:
+                       require_unique: bool = True, key: str | None = None, lane: object = None) -> SolveHandle:
         """Queue a model reading to be solved and, if it breaks the rules, repaired."""
         job = CheckJob(reading=reading, timeout=timeout, overrides=dict(overrides or {}), require_unique=require_unique)
-        return self._submit(SolveHandle(key or reading.givens, timeout, job))
+        return self._submit(SolveHandle(key or reading.givens, timeout, job, lane))
 
     def _submit(self, handle: SolveHandle) -> SolveHandle:
         with self._cond:
             if self._stop:
                 raise RuntimeError("the solve worker is closed")
-            if self._pending is not None:
-                self._pending._finish(None, superseded=True)
-            if self._running is not None:
+            old = self._pending.pop(handle.lane, None)
+            if old is not None:
+                old._finish(None, superseded=True)
+            if self._running is not None and self._running.lane == handle.lane:
                 self._running._cancel.set()
-            self._pending = handle
+            self._pending[handle.lane] = handle
             self._cond.notify()
         return handle
 
@@ -204,11 +208,11 @@ class SolveWorker:
     def _loop(self) -> None:
         while True:
             with self._cond:
-                while self._pending is None and not self._stop:
+                while not self._pending and not self._stop:
                     self._cond.wait()
                 if self._stop:
                     return
-                handle, self._pending = self._pending, None
+                handle = self._pending.pop(next(iter(self._pending)))
                 self._running = handle
             assert handle is not None
             result = None
@@ -239,9 +243,9 @@ class SolveWorker:
         """Cancel what is running, drop what is queued, join the thread and stop the process."""
         with self._cond:
             self._stop = True
-            if self._pending is not None:
-                self._pending._finish(None, superseded=True)
-                self._pending = None
+            for queued in self._pending.values():
+                queued._finish(None, superseded=True)
+            self._pending.clear()
             if self._running is not None:
                 self._running._cancel.set()
             self._cond.notify_all()

@@ -27,7 +27,7 @@ from ar_sudoku.cli.frames import Log, Output, Painter, Progress, Recorder, RunSt
 from ar_sudoku.io.images import MAX_PIXELS
 
 if TYPE_CHECKING:
-    from ar_sudoku.ar.session import ARSession
+    from ar_sudoku.ar.page import Page
     from ar_sudoku.io.sinks import JsonlLog, VideoSink
     from ar_sudoku.io.sources import FrameSource
 
@@ -38,7 +38,7 @@ class Run:
 
     stack: ExitStack
     source: FrameSource
-    session: ARSession
+    session: Page
     painter: Painter
     outputs: list[Output] = field(default_factory=list)
     sink: VideoSink | None = None
@@ -86,7 +86,7 @@ def _outputs(run: Run, args: argparse.Namespace, *, headless: bool, progress: bo
 def open_run(args: argparse.Namespace, spec: str | int, *, headless: bool, progress: bool) -> Run:
     """Check the outputs, then the source, then load the models and open everything, in that order, so a
     typo fails at once; on any failure what was opened is closed again."""
-    from ar_sudoku.ar.session import ARSession
+    from ar_sudoku.ar.page import Page
     from ar_sudoku.io.sinks import VIDEO_EXT, SinkError, check_writable
     from ar_sudoku.io.sources import SourceError, check_source, load_ffmpeg_ahead, open_source
     from ar_sudoku.io.window import WindowError
@@ -106,7 +106,8 @@ def open_run(args: argparse.Namespace, spec: str | int, *, headless: bool, progr
         reader, kinds = DigitReader(getattr(args, "model", None)), KindReader()
         if i420:
             load_ffmpeg_ahead()  # loads while the session waits for its solver process to start
-        session = stack.enter_context(ARSession(reader, mode=args.show, kinds=kinds))
+        # every puzzle in view, each tracked, read and solved on its own
+        session = stack.enter_context(Page(reader, mode=args.show, kinds=kinds))
         source = stack.enter_context(open_source(spec, i420=i420, max_pixels=getattr(args, "max_pixels", None)))
         run = Run(stack=stack, source=source, session=session,
                   painter=Painter(session.overlay.fresh(), show_status=not args.no_status),

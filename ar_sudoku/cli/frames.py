@@ -33,6 +33,7 @@ from ar_sudoku.cli.common import usable_cores
 
 if TYPE_CHECKING:
     from ar_sudoku.ar.overlay import OverlayRenderer
+    from ar_sudoku.ar.page import Page
     from ar_sudoku.ar.session import ARSession, FrameResult
     from ar_sudoku.io.sinks import JsonlLog, VideoSink
     from ar_sudoku.io.sources import FrameSource
@@ -53,7 +54,7 @@ class RunStats:
 
     def count(self, result: FrameResult) -> None:
         self.frames += 1
-        if result.solution:
+        if result.solution or any(p.solution for p in result.puzzles):
             self.solved_frames += 1
             if self.first_solved is None:
                 self.first_solved = result.frame
@@ -98,8 +99,9 @@ class Painter:
     def paint(self, img: Any, result: FrameResult, status: list[str] | None) -> Any:
         from ar_sudoku.ar.overlay import draw_status
 
-        if result.marks is not None and result.corners is not None:
-            self.renderer.draw_marks(img, result.corners, result.marks, lattice=result.lattice)
+        for p in result.puzzles or (result,):  # a page's every puzzle, or the one board
+            if p.marks is not None and p.corners is not None:
+                self.renderer.draw_marks(img, p.corners, p.marks, lattice=p.lattice)
         if status:
             draw_status(img, status)
         return img
@@ -199,7 +201,7 @@ class Screen:
 
     needs_pixels, shows = True, True
 
-    def __init__(self, window: Window, session: ARSession, painter: Painter, *, pace_fps: float | None,
+    def __init__(self, window: Window, session: ARSession | Page, painter: Painter, *, pace_fps: float | None,
                  still: bool):
         from ar_sudoku.io.window import UiState
 
@@ -243,7 +245,13 @@ class Screen:
         key = self.window.poll(1)
         click = self.window.take_click()
         if click is not None:
-            self.ui.selected = cell_at(click, self.last.result.corners)
+            result = self.last.result
+            for p in result.puzzles or (result,):  # the puzzle clicked takes the corrections and hints
+                self.ui.selected = cell_at(click, p.corners)
+                if self.ui.selected is not None:
+                    if hasattr(self.session, "set_focus"):
+                        self.session.set_focus(p.puzzle)
+                    break
             if self.ui.selected is not None:
                 r, c = divmod(self.ui.selected, 9)
                 print(f"r{r + 1}c{c + 1} selected: type a digit (0 or Backspace clears)", file=sys.stderr)
@@ -311,7 +319,7 @@ def prepare_frame(frame: Any, *, bgr: bool, undistort: Callable[[np.ndarray], np
     return frame, None if gray is None else gray(frame)
 
 
-def run_loop(source: FrameSource, session: ARSession, outputs: Sequence[Output] = (), *,
+def run_loop(source: FrameSource, session: ARSession | Page, outputs: Sequence[Output] = (), *,
              painter: Painter | None = None, undistort: Callable[[np.ndarray], np.ndarray] | None = None) -> RunStats:
     """Read, step and hand every frame to the outputs until the source ends or the person quits."""
     with core_for_the_recording(any(isinstance(out, Recorder) for out in outputs)):
@@ -319,7 +327,7 @@ def run_loop(source: FrameSource, session: ARSession, outputs: Sequence[Output] 
                      undistort=undistort)
 
 
-def _loop(source: FrameSource, session: ARSession, *, outputs: list[Output], painter: Painter,
+def _loop(source: FrameSource, session: ARSession | Page, *, outputs: list[Output], painter: Painter,
           undistort: Callable[[np.ndarray], np.ndarray] | None) -> RunStats:
     from ar_sudoku.io.sources import SourceError
 

@@ -54,12 +54,20 @@ def photo_json(analysis: PhotoAnalysis, path: str) -> dict[str, Any]:
 
 
 def frame_json(result: FrameResult) -> dict[str, Any]:
-    """One ``--jsonl`` line (and the web page's live frame): where the board is, what it holds, its status."""
+    """One ``--jsonl`` line (and the web page's live frame): where the board is, what it holds, its status.
+
+    The top-level keys describe the first puzzle in view (what a reader of one puzzle expects); ``puzzles``
+    has the same keys for every puzzle in view, in reading order, each with its track id ``puzzle``.
+    """
+    return {"frame": result.frame, "t_ms": round(result.t_ms, 2), **_puzzle_json(result),
+            "puzzles": [{"puzzle": p.puzzle, **_puzzle_json(p)} for p in result.puzzles]}
+
+
+def _puzzle_json(result: FrameResult) -> dict[str, Any]:
+    """One puzzle's keys of a frame's line."""
     from ar_sudoku.vision.lattice import from_corners
 
     out: dict[str, Any] = {
-        "frame": result.frame,
-        "t_ms": round(result.t_ms, 2),
         "corners": _points(result.corners),
         "lattice": None if result.corners is None else _points(
             result.lattice if result.lattice is not None else from_corners(result.corners)),

@@ -642,7 +642,7 @@ def _flatter(gray: np.ndarray, lattice: np.ndarray) -> np.ndarray:
 
 
 def find_grid(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.02,
-              allow_cut: bool = True, precise: bool = True) -> GridQuad | None:
+              allow_cut: bool = True, precise: bool = True, passes: int = ALL) -> GridQuad | None:
     """The puzzle's grid in ``image`` (BGR or gray), or None when there is none.
 
     ``allow_cut=False`` (the live loop) refuses a grid with two corners on one
@@ -654,8 +654,10 @@ def find_grid(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.02
     Passes, cheapest first: the plain binary image; long lines only (a grid
     touching text or a second puzzle); a gentler threshold (faint print); the
     grid rebuilt from its boxes or cells (an outline merged with other print).
+    ``passes=CLEAR`` stops after the first two, ``FLAT`` before the curled and cut
+    ones: quicker looks (the live page's probe for a new puzzle beside those it tracks).
     """
-    return _search(to_gray(image), min_score, min_area, allow_cut, precise)[0]
+    return _search(to_gray(image), min_score, min_area, allow_cut, precise, passes)[0]
 
 
 def _search(gray: np.ndarray, min_score: float = 0.25, min_area: float = 0.02, allow_cut: bool = True,

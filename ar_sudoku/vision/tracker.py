@@ -120,6 +120,23 @@ class GridTracker:
         self.corners = corners.astype(np.float32)
         return self.corners
 
+    def follow(self, gray: np.ndarray, motion: np.ndarray) -> np.ndarray | None:
+        """Move by a frame-to-frame homography found by another tracker on the same flat page (the puzzles of
+        a page move as one sheet), instead of this grid's own flow; None when that folds the grid."""
+        if self.prev is None or self.corners is None:
+            return None
+        corners = cv2.perspectiveTransform(self.corners.reshape(-1, 1, 2), motion).reshape(4, 2).astype(np.float32)
+        if not cv2.isContourConvex(corners.reshape(-1, 1, 2)) or cv2.contourArea(corners) < 400:
+            self.reset()
+            return None
+        if self.lattice is not None:
+            self.lattice = cv2.perspectiveTransform(self.lattice.reshape(-1, 1, 2), motion).reshape(10, 10, 2).astype(
+                np.float32)
+        self.motion = motion
+        self.prev = gray
+        self.corners = corners
+        return corners
+
     def _track_lattice(self, gray: np.ndarray, p0: np.ndarray, p1: np.ndarray, good: np.ndarray) -> np.ndarray | None:
         """A curled page: every crossing moves by the frame's homography plus half its own extra flow."""
         step, inl = cv2.findHomography(p0.reshape(-1, 2)[good], p1.reshape(-1, 2)[good], cv2.RANSAC, 2.0)

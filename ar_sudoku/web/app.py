@@ -48,8 +48,9 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 import ar_sudoku
 from ar_sudoku.ar.marks import MODES, Marks, Mode, plan_marks
+from ar_sudoku.ar.page import Page
 from ar_sudoku.ar.photo import PhotoAnalysis, analyse_page, annotate
-from ar_sudoku.ar.session import ARSession, FrameResult
+from ar_sudoku.ar.session import FrameResult
 from ar_sudoku.cli.records import frame_json, photo_json
 from ar_sudoku.errors import ArSudokuError
 from ar_sudoku.sudoku.rules import BoardResult
@@ -315,7 +316,7 @@ class WebApp:
 
     # ------------------------------------------------------------------ live
 
-    def _step(self, session: ARSession, data: bytes) -> dict[str, Any]:
+    def _step(self, session: Page, data: bytes) -> dict[str, Any]:
         """Decode one frame and advance the session (a worker thread: the event loop stays free)."""
         t0 = time.perf_counter()
         try:
@@ -324,12 +325,14 @@ class WebApp:
             return {"type": "frame", "error": exc.message}
         result: FrameResult = session.step(frame)
         obj = frame_json(result)
+        for entry, puzzle in zip(obj["puzzles"], result.puzzles):  # every puzzle in view is drawn by the page
+            entry["marks"] = marks_json(puzzle.marks)
         obj.update(type="frame", marks=marks_json(result.marks), mode=session.mode,
                    size=[frame.shape[1], frame.shape[0]], server_ms=round((time.perf_counter() - t0) * 1e3, 2))
         return obj
 
     @staticmethod
-    def _command(session: ARSession, text: str) -> dict[str, Any] | None:
+    def _command(session: Page, text: str) -> dict[str, Any] | None:
         """A page's command: {"mode": "hint"}, {"next_hint": true} or {"set": "r3c5=7"}; None when done."""
         try:
             cmd = json.loads(text)
@@ -352,18 +355,19 @@ class WebApp:
         return None
 
     async def live(self, ws: WebSocket) -> None:
-        """One ARSession per socket; a frame is answered before the next is read, so none queue up here."""
+        """One session for a page (``ar.page.Page``: every puzzle in view) per socket; a frame is answered before
+        the next is read, so none queue up here."""
         await ws.accept()
         if self.sessions >= self.cfg.max_sessions:
             await ws.close(code=1013, reason=f"busy: {self.cfg.max_sessions} live pages are open; "
                                              "close one and reload")
             return
         self.sessions += 1
-        session: ARSession | None = None
+        session: Page | None = None
         try:
             mode = ws.query_params.get("mode", "answer")
             session = await anyio.to_thread.run_sync(
-                lambda: ARSession(self.reader, mode=mode if mode in MODES else "answer", kinds=self.kinds))
+                lambda: Page(self.reader, mode=mode if mode in MODES else "answer", kinds=self.kinds))
             await ws.send_json({"type": "ready", "max_frame": self.cfg.max_frame})
             while True:
                 msg = await ws.receive()

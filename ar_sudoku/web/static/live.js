@@ -201,6 +201,12 @@
       const outline = obj.solution ? ARGrid.COLORS.outline.solved : ARGrid.COLORS.outline.other;
       const drawn = ARGrid.drawMarks(ctx, scale(obj.corners), obj.marks,
                                      { outline, lattice: obj.lattice ? scale(obj.lattice) : null });
+      for (const other of (obj.puzzles || []).slice(1)) { // the page's other puzzles (the first is the above)
+        if (!other.corners) continue;
+        ARGrid.drawMarks(ctx, scale(other.corners), other.marks, {
+          outline: other.solution ? ARGrid.COLORS.outline.solved : ARGrid.COLORS.outline.other,
+          lattice: other.lattice ? scale(other.lattice) : null });
+      }
       const css = (window.devicePixelRatio || 1);
       if (drawn) {
         window.liveDrawn = { frame: obj.frame, corners: drawn.corners.map(([x, y]) => [x / css, y / css]),

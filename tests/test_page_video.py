@@ -1,0 +1,39 @@
+"""A page of three puzzles panned over (issue 24): a real video of real photos, written and read back by the
+real CLI (``ar-sudoku video --headless --jsonl``); the assertions are on its JSONL log against the truth."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import PHOTOS, need
+
+
+@pytest.mark.data
+def test_panning_over_a_page_of_three_puzzles_locks_each_soon_and_never_draws_one_on_another(tmp_path):
+    pytest.importorskip("onnxruntime")
+    need(PHOTOS / "printed")
+    import eval_page_video
+    import make_page_video
+
+    video = tmp_path / "page.mp4"
+    assert make_page_video.main(["--out", str(video), "--seconds", "8", "--size", "960x540"]) == 0
+    truth = eval_page_video.read_jsonl(video.with_suffix(".truth.jsonl"))
+    assert len(truth) == 240 and all(len(t["puzzles"]) == 3 for t in truth)
+    assert any(all(p["visible"] for p in t["puzzles"]) for t in truth)  # the whole page in view at once
+    log_path = tmp_path / "page.jsonl"
+    eval_page_video.run_cli(video, log_path)
+    log = eval_page_video.read_jsonl(log_path)
+    fig = eval_page_video.compare(truth, log)
+    assert fig.frames == 240
+    assert fig.wrong_puzzle == 0 and fig.wrong_answer == 0
+    assert fig.worst_lock() is not None and fig.worst_lock() <= 5  # every puzzle, each time it comes into view
+    assert {s.puzzle for s in fig.stretches} == {0, 1, 2}
+    for j in range(3):
+        assert fig.drawn[j] >= 0.85 * fig.in_view[j]
+    assert fig.t_ms.get(3), "no frame with the three answers drawn at once"
+    # old readers: the top-level fields are the first puzzle's of the list
+    for row in log:
+        if row["puzzles"]:
+            first = row["puzzles"][0]
+            assert (row["corners"], row["givens"], row["solution"]) == (first["corners"], first["givens"],
+                                                                        first["solution"])
+        assert len({p["puzzle"] for p in row["puzzles"]}) == len(row["puzzles"])
