@@ -923,8 +923,8 @@ def _squared(gray: np.ndarray, grid: GridQuad, min_score: float) -> GridQuad:
     long, tall = max(w, h), h > w
     cx, cy = x + w / 2, y + h / 2
     half = (long, h / 2) if tall else (w / 2, long)
-    box = np.float32([[cx - half[0], cy - half[1]], [cx + half[0], cy - half[1]],
-                      [cx + half[0], cy + half[1]], [cx - half[0], cy + half[1]]])
+    box = np.array([[cx - half[0], cy - half[1]], [cx + half[0], cy - half[1]],
+                    [cx + half[0], cy + half[1]], [cx - half[0], cy + half[1]]], np.float32)
     best = grid
     wide = _search_around(gray, box, min_score)
     if wide is not None and not _cut_by_frame(wide.corners, gray.shape) \
