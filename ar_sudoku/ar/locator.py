@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from ar_sudoku.vision.cells import evenness, quick_ink
-from ar_sudoku.vision.grid import GridQuad, find_grid, to_gray, working_gray
+from ar_sudoku.vision.grid import WORK_SIZE, GridQuad, find_grid, to_gray, working_gray
 from ar_sudoku.vision.lattice import rotate
 from ar_sudoku.vision.tracker import GridTracker
 from ar_sudoku.vision.yuv import I420, as_bgr
@@ -36,6 +36,7 @@ class Located:
 
 
 NEAR = 0.3  # of the board's side: the margin around it that a near-only locator searches
+NEAR_SIDE = 320  # px: the board's size in the picture a near-only locator searches, when it is larger
 BLUR = 0.93  # evenness below this share of the board's usual: the frame is streaked, not read
 
 
@@ -146,9 +147,19 @@ class BoardLocator:
         x1, y1 = min(w, int(hi[0] + m) + 1), min(h, int(hi[1] + m) + 1)
         if x1 - x0 < 27 or y1 - y0 < 27:
             return None
-        quad = find_grid(self.small[y0:y1, x0:x1], allow_cut=False, precise=False)
+        # searched with the grid at about the size a search of the whole frame sees a close one (the same
+        # thresholds over about as many pixels a cell): never more magnified than the working frame, nor
+        # shrunk more than that search shrinks it (a small grid of a page seen whole keeps its pixels)
+        crop = self.small[y0:y1, x0:x1]
+        s = min(1.0, max(WORK_SIZE / max(h, w), NEAR_SIDE / max(1.0, float((hi - lo).max()))))
+        if s < 1.0:
+            crop = cv2.resize(crop, (max(1, round(crop.shape[1] * s)), max(1, round(crop.shape[0] * s))),
+                              interpolation=cv2.INTER_AREA)
+        quad = find_grid(crop, allow_cut=False, precise=False)
         if quad is None:
             return None
+        if s < 1.0:
+            quad = replace(quad, corners=quad.corners / s, lattice=None if quad.lattice is None else quad.lattice / s)
         # a grid cut by the picture's own edge is refused by find_grid; one cut only by the search window's
         # edge (another puzzle poking in) is refused here
         shift = np.array([x0, y0], np.float32)
