@@ -233,3 +233,18 @@ def test_a_worker_killed_mid_run_is_one_line_and_stops_the_rest(tmp_path, photos
     (said,) = messages(err)
     assert said.startswith("ar-sudoku: a worker process (pid ") and "try --jobs 1" in said
     assert 0 < len(lines) < 80
+
+
+def test_a_ctrl_c_that_a_c_call_wrapped_in_another_error_still_ends_as_interrupted(monkeypatch, capsys):
+    """A signal raised inside a C extension's call comes back out as that call's SystemError; with the
+    signal caught, the command ends as the signal asks (130, one line), not as an internal error."""
+    import ar_sudoku.cli.solve as solve_cmd
+    from ar_sudoku.cli import main, signals
+
+    def interrupted_inside_c(_args):
+        monkeypatch.setattr(signals, "_caught", signal.SIGINT)
+        raise SystemError("<built-in method run> returned a result with an exception set")
+
+    monkeypatch.setattr(solve_cmd, "run", interrupted_inside_c)
+    assert main(["solve", "." * 81]) == 130
+    assert capsys.readouterr().err.strip().splitlines() == ["ar-sudoku: interrupted"]

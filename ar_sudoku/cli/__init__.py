@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -150,6 +151,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_BAD_INPUT
         return _internal_error(exc)
     except Exception as exc:
+        signum = signals.caught()
+        if signum is not None:  # the signal raised inside a C call, which wrapped it (a SystemError)
+            print(f"ar-sudoku: {'interrupted' if signum == signal.SIGINT else 'terminated'}", file=sys.stderr)
+            return 128 + signum
         return _internal_error(exc)
 
 
