@@ -1,0 +1,345 @@
+"""Grids of the other printed sizes (issue 24): 4x4, 6x6 (2x3 boxes, or 3x2 turned) and 16x16.
+
+The 9x9 search (:mod:`ar_sudoku.vision.grid`) looks for nine cells a side and finds none of these; this
+module is asked only when it found no puzzle to solve. It takes the picture's largest outlines, squares
+each up and counts the lines inside: the side whose line positions hold ink while its cells' middles
+hold none is the grid's size, and the thicker of those lines give the boxes' shape. The cells are then
+cut from the same square (``cut_sized``): 1-9 for the digit model, and on a 16x16 grid whatever the page
+prints (``symbol_patch``: one glyph, or two for 10-16) for the symbol model.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import imutils
+import numpy as np
+
+from ar_sudoku.sudoku.rules import BoardResult
+from ar_sudoku.sudoku.solver import SYMBOLS, Box, cell_name, count_solutions, parse_line, validate
+from ar_sudoku.sudoku.vocabulary import Status
+from ar_sudoku.vision.cells import CELL, FIT, INK, INPUT, _strip_cells, digit_patch, normalise, warp_grid
+from ar_sudoku.vision.digits import DigitReader, load_onnx, softmax_run
+from ar_sudoku.vision.grid import WORK_SIZE, binarize, long_lines, order_corners, refine_corners, shrink
+
+SIDES = (4, 6, 9, 16)
+BOXES: dict[int, tuple[Box, ...]] = {4: ((2, 2),), 6: ((2, 3), (3, 2)), 9: ((3, 3),), 16: ((4, 4),)}
+SQUARE = 480  # px: an outline is squared up to this side to count its lines (30 px a cell at 16x16)
+MIN_LINES = 0.45  # a side's score (ink on its lines less ink between them) a grid needs
+BANDS = 4  # strips each family of lines is profiled in
+OUTLINES = 10  # the largest outlines looked at
+MIN_AREA = 0.02  # of the working picture: smaller outlines hold no grid to read
+
+# the symbol model's classes: 0 is no symbol, then every glyph and number a 16x16 page prints
+GLYPHS = ("",) + tuple("0123456789ABCDEFG") + tuple(str(k) for k in range(10, 17))
+# how a 16x16 page prints its values 1-16, and each style's glyph for each value
+STYLES: dict[str, tuple[str, ...]] = {
+    "1-9A-G": tuple("123456789ABCDEFG"),
+    "0-F": tuple("0123456789ABCDEF"),
+    "1-16": tuple(str(k) for k in range(1, 17)),
+}
+DIGITS_STYLE = "1-9"  # 4x4, 6x6 and 9x9 pages print digits
+
+
+@dataclass(frozen=True)
+class SizedGrid:
+    """A grid's corners (TL, TR, BR, BL in the picture's pixels), its side, its box and how clear its lines are."""
+
+    corners: np.ndarray
+    side: int
+    box: Box
+    score: float
+
+
+def _profiles(gray: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Ink (0-1) down each column and along each row of the quad squared up to SQUARE px, in BANDS
+    across (a bowed page bends a line; within a quarter of the grid it stays nearly straight)."""
+    m = SQUARE // 40
+    dst = np.float32([[m, m], [m + SQUARE, m], [m + SQUARE, m + SQUARE], [m, m + SQUARE]])
+    hmat = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
+    warped = cv2.warpPerspective(gray, hmat, (SQUARE + 2 * m, SQUARE + 2 * m), flags=cv2.INTER_AREA,
+                                 borderMode=cv2.BORDER_REPLICATE)
+    ink = cv2.adaptiveThreshold(warped, 1, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, 15, 4)
+    inner = ink[m:m + SQUARE, m:m + SQUARE].astype(np.float32).reshape(BANDS, SQUARE // BANDS, BANDS,
+                                                                        SQUARE // BANDS)
+    cols = inner.mean(axis=1).reshape(BANDS, SQUARE)  # band of rows -> ink down each column
+    rows = inner.mean(axis=3).transpose(2, 0, 1)  # band of columns -> ink along each row
+    return cols, rows.reshape(BANDS, SQUARE)
+
+
+def _side_score(profiles: np.ndarray, n: int) -> tuple[float, np.ndarray]:
+    """How well ``n`` cells fit one family of lines: in each band, the median ink on its inner lines less
+    the typical darkest ink between them (a cell's middle holds a glyph's strokes, never a line across
+    it), the median over the bands; and each inner line's weight (its ink summed across its width)."""
+    step = SQUARE / n
+    reach = max(2, round(step * 0.12))
+    scores, weights = [], []
+    for profile in profiles:
+        on, weight, off = [], [], []
+        for k in range(1, n):
+            c = round(k * step)
+            win = profile[max(0, c - reach): c + reach + 1]
+            on.append(float(win.max()))
+            weight.append(float(win.sum()))
+        for k in range(n):
+            a, b = round((k + 0.3) * step), round((k + 0.7) * step)
+            off.append(float(profile[a:b + 1].max()))
+        scores.append(float(np.median(on) - np.median(off)))
+        weights.append(weight)
+    return float(np.median(scores)), np.asarray(weights).sum(axis=0)
+
+
+def _thick(weights: np.ndarray, every: int) -> float:
+    """How much heavier the inner lines after every ``every`` cells are than the others."""
+    at = np.arange(1, len(weights) + 1) % every == 0
+    return float(weights[at].mean() - weights[~at].mean())
+
+
+def grid_side(gray: np.ndarray, quad: np.ndarray) -> tuple[int, Box, float]:
+    """The side, box and line score of the grid inside ``quad`` (the best of :data:`SIDES`).
+
+    The box comes from the thick lines: on a 6x6 grid, thick lines after every third column and every
+    second row are 2x3 boxes; after every second column and third row, 3x2.
+    """
+    cols, rows = _profiles(gray, quad)
+    best: tuple[int, Box, float] = (0, (0, 0), -1.0)
+    for n in SIDES:
+        sc, wc = _side_score(cols, n)
+        sr, wr = _side_score(rows, n)
+        score = min(sc, sr)
+        if score <= best[2]:
+            continue
+        box = BOXES[n][0]
+        if len(BOXES[n]) > 1:
+            wide = _thick(wc, 3) + _thick(wr, 2)  # 2x3: box edges after columns 3, rows 2 and 4
+            tall = _thick(wc, 2) + _thick(wr, 3)
+            box = (2, 3) if wide >= tall else (3, 2)
+        best = (n, box, score)
+    return best
+
+
+def _quad(contour: np.ndarray) -> np.ndarray | None:
+    hull = cv2.convexHull(contour)
+    peri = cv2.arcLength(hull, True)
+    for eps in (0.02, 0.03, 0.05, 0.08):
+        approx = cv2.approxPolyDP(hull, eps * peri, True)
+        if len(approx) == 4 and cv2.isContourConvex(approx):
+            return order_corners(approx.reshape(4, 2))
+    return None
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> bool:
+    area, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
+    return area > 0.1 * min(cv2.contourArea(a.astype(np.float32)), cv2.contourArea(b.astype(np.float32)))
+
+
+def find_sized_grids(gray: np.ndarray, most: int = 4) -> list[SizedGrid]:
+    """Grids of any printed size in a grey picture, clearest first, none inside another (a box of a grid
+    is a grid of its own on paper: 2x2 cells of a 4x4 one); the caller reads the sides it wants."""
+    h, w = gray.shape[:2]
+    if min(h, w) < 27:
+        return []
+    scale = min(1.0, WORK_SIZE / max(h, w))
+    small = shrink(gray, (round(w * scale), round(h * scale))) if scale < 1 else gray
+    area_min = MIN_AREA * small.shape[0] * small.shape[1]
+    binary = binarize(small)
+    found: list[SizedGrid] = []
+    for mask in (binary, long_lines(binary)):
+        pad = 4
+        padded = cv2.copyMakeBorder(mask, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
+        contours = imutils.grab_contours(cv2.findContours(padded, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE))
+        for contour in sorted(contours, key=cv2.contourArea, reverse=True)[:OUTLINES]:
+            contour = contour - pad
+            if cv2.contourArea(contour) < area_min:
+                break
+            quad = _quad(contour)
+            if quad is None or cv2.contourArea(quad) < area_min:
+                continue
+            sides = [float(np.hypot(*(quad[k] - quad[(k + 1) % 4]))) for k in range(4)]
+            if min(sides) < 0.5 * max(sides):
+                continue
+            quad = refine_corners(contour, quad)
+            n, box, score = grid_side(small, quad)
+            if score < MIN_LINES:
+                continue
+            grid = SizedGrid((quad / scale).astype(np.float32), n, box, score)
+            clash = [g for g in found if _overlap(g.corners, grid.corners)]
+            if not clash:
+                found.append(grid)
+            elif all(cv2.contourArea(grid.corners) > 1.5 * cv2.contourArea(g.corners) or
+                     (grid.score > g.score + 0.1 and cv2.contourArea(grid.corners) > 0.8 * cv2.contourArea(g.corners))
+                     for g in clash):
+                found = [g for g in found if g not in clash] + [grid]  # the whole grid, not one of its boxes
+        if found:
+            break
+    found.sort(key=lambda g: -g.score)
+    return found[:most]
+
+
+def symbol_patch(norm_cell: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray | None:
+    """What a cell prints, fitted into the model's input: every glyph-sized blob near its middle together
+    (two for 10-16), the longer side of them all FIT px, centred; None when the cell is blank."""
+    s = norm_cell.shape[0]
+    if mask is None:
+        mask = _strip_cells((norm_cell > INK).astype(np.uint8)[None])[0]
+    num, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    keep = []
+    edge = 0.2 * s
+    for k in range(1, num):
+        x, y, w, h, area = (int(v) for v in stats[k])
+        if h < 0.25 * s or h > 0.95 * s or w > 0.95 * s or area < 0.01 * s * s:
+            continue
+        if x + w <= edge or y + h <= edge or x >= s - edge or y >= s - edge:
+            continue
+        cy = y + h / 2
+        if abs(cy - s / 2) > 0.3 * s:
+            continue
+        keep.append(k)
+    if not keep:
+        return None
+    box = stats[keep]
+    x0, y0 = int(box[:, 0].min()), int(box[:, 1].min())
+    x1, y1 = int((box[:, 0] + box[:, 2]).max()), int((box[:, 1] + box[:, 3]).max())
+    if abs((x0 + x1) / 2 - s / 2) > 0.3 * s:
+        return None
+    crop = norm_cell[y0:y1, x0:x1] * np.isin(labels[y0:y1, x0:x1], keep)
+    w, h = x1 - x0, y1 - y0
+    scale = FIT / max(w, h)
+    nw, nh = max(1, round(w * scale)), max(1, round(h * scale))
+    small = cv2.resize(crop.astype(np.float32), (nw, nh), interpolation=cv2.INTER_AREA)
+    patch = np.zeros((INPUT, INPUT), np.float32)
+    ox, oy = (INPUT - nw) // 2, (INPUT - nh) // 2
+    patch[oy:oy + nh, ox:ox + nw] = small
+    return np.clip(patch, 0.0, 1.0)
+
+
+def cut_sized(warped: np.ndarray, n: int, symbols: bool, cell: int = CELL) -> tuple[np.ndarray, np.ndarray]:
+    """The n x n cells of a squared-up grid (``cell`` px a cell): model patches and which cells hold ink.
+
+    ``symbols``: patches for the symbol model (:func:`symbol_patch`), else for the digit model
+    (``cells.digit_patch``, as the 9x9 reader cuts them).
+    """
+    norm = normalise(warped, cell)
+    grid = norm[: n * cell, : n * cell].reshape(n, cell, n, cell).transpose(0, 2, 1, 3).reshape(n * n, cell, cell)
+    patches = np.zeros((n * n, INPUT, INPUT), np.float32)
+    has = np.zeros(n * n, bool)
+    m = cell // 5
+    todo = np.flatnonzero(grid[:, m:cell - m, m:cell - m].max(axis=(1, 2)) > INK)
+    if not len(todo):
+        return patches, has
+    masks = _strip_cells((grid[todo] > INK).astype(np.uint8))
+    for i, sub, mask in zip(todo, grid[todo], masks):
+        p = symbol_patch(sub, mask) if symbols else digit_patch(sub, mask=mask)[0]
+        if p is not None:
+            patches[i], has[i] = p, True
+    return patches, has
+
+
+def symbols_model_path() -> Path:
+    return Path(__file__).resolve().parents[2] / "models" / "symbols.onnx"
+
+
+class SymbolReader:
+    """The 16x16 pages' symbol model (``scripts/train_symbols.py``): 0-9, A-G and 10-16 in a cell."""
+
+    def __init__(self, model_path: str | Path | None = None, threads: int = 1):
+        self.session, self.input_name, self.meta = load_onnx(
+            Path(model_path) if model_path else symbols_model_path(), "symbol model", "scripts/train_symbols.py",
+            threads)
+
+    def probabilities(self, patches: np.ndarray) -> np.ndarray:
+        return softmax_run(self.session, self.input_name, patches, len(GLYPHS))
+
+
+def page_style(probs: np.ndarray) -> str:
+    """Which of :data:`STYLES` a 16x16 page prints, from its inked cells' symbol odds: the style whose
+    glyphs hold the most of the odds (a 0 or a number over 9 is never printed in the others)."""
+    totals = {name: float(probs[:, [GLYPHS.index(g) for g in glyphs]].sum()) for name, glyphs in STYLES.items()}
+    return max(totals, key=lambda k: totals[k])
+
+
+def values_in_style(probs: np.ndarray, style: str) -> tuple[np.ndarray, np.ndarray]:
+    """Each inked cell's value 1-16 in ``style`` and its confidence (that style's glyphs' odds renormalised)."""
+    cols = [GLYPHS.index(g) for g in STYLES[style]]
+    p = probs[:, cols]
+    p = p / np.maximum(p.sum(axis=1, keepdims=True), 1e-9)
+    return p.argmax(axis=1) + 1, p.max(axis=1)
+
+
+def styled(text: str, style: str) -> list[str]:
+    """A board's text (the solver's symbols, ``.`` blank) as the page prints it, cell by cell."""
+    glyphs = STYLES.get(style)
+    return [ch if glyphs is None or ch not in SYMBOLS else glyphs[SYMBOLS.index(ch)] for ch in text]
+
+
+def warp_sized(gray: np.ndarray, grid: SizedGrid, cell: int = CELL) -> np.ndarray:
+    return warp_grid(gray, grid.corners, cell, grid.side)
+
+
+NOT_A_SYMBOL = 0.5  # a cut cell whose "nothing here" odds are above this is blank (a speck, a line's remnant)
+FIXES = 3  # clashing givens blanked, least sure first, before a reading is given up as invalid
+
+
+def _read_cells(warped: np.ndarray, n: int, digits: DigitReader, symbols: SymbolReader | None
+                ) -> tuple[np.ndarray, np.ndarray, str]:
+    """Each cell's value (0 blank) and confidence, and the page's symbol style."""
+    values = np.zeros(n * n, np.int64)
+    conf = np.ones(n * n, np.float32)
+    patches, has = cut_sized(warped, n, symbols=n > 9)
+    idx = np.flatnonzero(has)
+    if not len(idx):
+        return values, conf, DIGITS_STYLE if n <= 9 else "1-9A-G"
+    if n <= 9:
+        probs = digits.probabilities(patches[idx])
+        blank = probs[:, 0] > NOT_A_SYMBOL
+        p = probs[:, 1:n + 1] / np.maximum(probs[:, 1:n + 1].sum(axis=1, keepdims=True), 1e-9)
+        vals, sure, style = p.argmax(axis=1) + 1, p.max(axis=1) * (1 - probs[:, 0]), DIGITS_STYLE
+    else:
+        if symbols is None:
+            symbols = SymbolReader()
+        probs = symbols.probabilities(patches[idx])
+        blank = probs[:, 0] > NOT_A_SYMBOL
+        style = page_style(probs[~blank]) if (~blank).any() else "1-9A-G"
+        vals, sure = values_in_style(probs, style)
+        sure = sure * (1 - probs[:, 0])
+    values[idx] = np.where(blank, 0, vals)
+    conf[idx] = np.where(blank, probs[:, 0], sure)
+    return values, conf, style
+
+
+def read_sized(gray: np.ndarray, grid: SizedGrid, digits: DigitReader, symbols: SymbolReader | None,
+               timeout: float, t0: float) -> BoardResult:
+    """The digits (or symbols) of a grid of any size, solved: a reading whose givens clash loses its least
+    sure clashing given (up to FIXES of them) and must then solve one way only."""
+    n, box = grid.side, grid.box
+    values, conf, style = _read_cells(warp_sized(gray, grid), n, digits, symbols)
+    corrected: list[str] = []
+    status, solution, message = Status.INVALID, None, ""
+    for _ in range(FIXES + 1):
+        givens = "".join(SYMBOLS[v - 1] if v else "." for v in values)
+        board = parse_line(givens, box=box)
+        conflicts = validate(board)
+        if not conflicts:
+            count = count_solutions(board, 2, timeout)
+            if count.count == 1 and count.complete:
+                status, solution, message = Status.SOLVED, count.first, ""
+            elif count.count >= 2:
+                status, message = Status.UNSOLVABLE, "the reading has several solutions"
+            elif not count.complete:
+                status, message = Status.TIMEOUT, "the solver ran out of time"
+            else:
+                status, message = Status.UNSOLVABLE, "the reading has no solution"
+            break
+        message = "; ".join(str(c) for c in conflicts[:3])
+        worst = min({i for c in conflicts for i in (c.a, c.b)}, key=lambda i: conf[i])
+        corrected.append(f"{cell_name(worst, n)}: {styled(givens[worst], style)[0]}->.")
+        values[worst], conf[worst] = 0, 1.0
+    givens = "".join(SYMBOLS[v - 1] if v else "." for v in values)
+    if status == Status.INVALID:
+        corrected = []
+    return BoardResult(status, corners=grid.corners, givens=givens, confidence=conf, solution=solution,
+                       message=message, ms=(time.perf_counter() - t0) * 1e3, corrected=tuple(corrected),
+                       box=box, symbols=style)
