@@ -201,7 +201,8 @@
       const scale = (pts) => pts.map(([x, y]) => [x * k, y * k]);
       const outline = p.status === "solved" ? ARGrid.COLORS.outline.solved : ARGrid.COLORS.outline.other;
       if (p.size && p.size !== 9) {  // a 4x4, 6x6 or 16x16 grid: its answers in the page's own symbols
-        const placed = drawSized(ctx, scale(p.corners), p, outline);
+        const sized = drawSized(ctx, scale(p.corners), p, outline);
+        const placed = sized && { ...sized, scale: k };
         window.photoDrawnAll.push(placed);
         if (window.photoDrawn === null) window.photoDrawn = placed;
         continue;
