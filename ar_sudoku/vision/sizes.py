@@ -54,12 +54,21 @@ class SizedGrid:
     score: float
 
 
+MARGIN = SQUARE // 40  # px kept around the squared-up quad (the threshold's context at the border)
+
+
+def _square(quad: np.ndarray) -> np.ndarray:
+    """The homography taking ``quad`` to the SQUARE px square (MARGIN px in)."""
+    m = MARGIN
+    dst = np.float32([[m, m], [m + SQUARE, m], [m + SQUARE, m + SQUARE], [m, m + SQUARE]])
+    return cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
+
+
 def _profiles(gray: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Ink (0-1) down each column and along each row of the quad squared up to SQUARE px, in BANDS
     across (a bowed page bends a line; within a quarter of the grid it stays nearly straight)."""
-    m = SQUARE // 40
-    dst = np.float32([[m, m], [m + SQUARE, m], [m + SQUARE, m + SQUARE], [m, m + SQUARE]])
-    hmat = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
+    m = MARGIN
+    hmat = _square(quad)
     warped = cv2.warpPerspective(gray, hmat, (SQUARE + 2 * m, SQUARE + 2 * m), flags=cv2.INTER_AREA,
                                  borderMode=cv2.BORDER_REPLICATE)
     ink = cv2.adaptiveThreshold(warped, 1, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, 15, 4)
@@ -90,6 +99,54 @@ def _side_score(profiles: np.ndarray, n: int) -> tuple[float, np.ndarray]:
         scores.append(float(np.median(on) - np.median(off)))
         weights.append(weight)
     return float(np.median(scores)), np.asarray(weights).sum(axis=0)
+
+
+def _edges(profiles: np.ndarray, n: int) -> np.ndarray:
+    """Where the first and the last line of a family lie in each band (px of the square): a straight line
+    fitted through the measured centres of all n + 1 lines (each the ink-weighted middle of its peak)."""
+    step = SQUARE / n
+    reach = max(2, round(step * 0.2))
+    want = np.arange(n + 1) * step
+    out = []
+    for profile in profiles:
+        got, use = [], []
+        for e in want:
+            a, b = max(0, round(e) - reach), min(SQUARE, round(e) + reach + 1)
+            win = profile[a:b]
+            if win.max() < 0.5:
+                continue
+            w = np.where(win >= 0.5 * win.max(), win, 0.0)
+            got.append(a + float((w * np.arange(len(win))).sum() / w.sum()))
+            use.append(e)
+        if len(got) < 3:
+            out.append((0.0, float(SQUARE)))
+            continue
+        slope, offset = np.polyfit(use, got, 1)
+        out.append((offset, offset + slope * SQUARE))
+    return np.asarray(out)
+
+
+def refit_corners(gray: np.ndarray, quad: np.ndarray, n: int) -> np.ndarray:
+    """The corners moved onto the centres of the grid's outer lines: an outline runs round the border's
+    outer edge (a quarter of a cell off, on a 16x16 grid in a photo). Each outer line is fitted through its
+    position in the BANDS (a parabola: a bowed page bends it) and the corners are where the fitted lines meet."""
+    cols, rows = _profiles(gray, quad)
+    centre = (np.arange(BANDS) + 0.5) * SQUARE / BANDS
+    x_edges, y_edges = _edges(cols, n), _edges(rows, n)  # per band of rows: left, right x; per band of columns
+    left, right = np.polyfit(centre, x_edges[:, 0], 2), np.polyfit(centre, x_edges[:, 1], 2)
+    top, bottom = np.polyfit(centre, y_edges[:, 0], 2), np.polyfit(centre, y_edges[:, 1], 2)
+    pts = []
+    for xs, ys in ((left, top), (right, top), (right, bottom), (left, bottom)):
+        y = float(np.polyval(ys, 0.0 if xs is left else SQUARE))
+        for _ in range(3):  # x on the side line at y, y on the top/bottom line at x
+            x = float(np.polyval(xs, y))
+            y = float(np.polyval(ys, x))
+        pts.append((x + MARGIN, y + MARGIN))
+    moved = cv2.perspectiveTransform(np.float32([pts]), np.linalg.inv(_square(quad)))[0]
+    step = float(np.linalg.norm(quad[0] - quad[2])) / (n * 2 ** 0.5)
+    if float(np.abs(moved - quad).max()) > 0.5 * step:  # lines not found where they should be: keep the outline
+        return quad.astype(np.float32)
+    return moved.astype(np.float32)
 
 
 def _thick(weights: np.ndarray, every: int) -> float:
@@ -176,7 +233,8 @@ def find_sized_grids(gray: np.ndarray, most: int = 4) -> list[SizedGrid]:
         if found:
             break
     found.sort(key=lambda g: -g.score)
-    return found[:most]
+    # the outline's corners, on the border's outer edge, moved onto its lines' centres (at full resolution)
+    return [SizedGrid(refit_corners(gray, g.corners, g.side), g.side, g.box, g.score) for g in found[:most]]
 
 
 def symbol_patch(norm_cell: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray | None:
