@@ -25,7 +25,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from ar_sudoku.vision.cells import CELL, INK, INPUT, _strip_cells, normalise
+from ar_sudoku.vision.cells import CELL, INPUT, normalise
 from ar_sudoku.vision.sizes import GLYPHS, symbol_patch
 from sized_pages import page_fonts
 from train_digits import HERSHEY, accuracy, export_onnx, find_fonts, fit
@@ -128,8 +128,7 @@ def sample(rng: random.Random, fonts: list[Path | int]) -> tuple[np.ndarray | No
     grid = cv2.resize(np.clip(small, 0, 255).astype(np.uint8), (3 * CELL, 3 * CELL), interpolation=cv2.INTER_LINEAR)
     norm = normalise(grid, CELL)
     cell = norm[CELL:2 * CELL, CELL:2 * CELL]
-    mask = _strip_cells((cell > INK).astype(np.uint8)[None])[0]
-    patch = symbol_patch(cell, mask)
+    patch = symbol_patch(cell)
     if patch is None:
         return None, label
     return patch, label

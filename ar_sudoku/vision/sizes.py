@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from itertools import product
 from pathlib import Path
 
 import cv2
@@ -21,7 +22,7 @@ import numpy as np
 from ar_sudoku.sudoku.rules import BoardResult
 from ar_sudoku.sudoku.solver import SYMBOLS, Box, cell_name, count_solutions, parse_line, validate
 from ar_sudoku.sudoku.vocabulary import Status
-from ar_sudoku.vision.cells import CELL, FIT, INK, INPUT, _strip_cells, digit_patch, normalise, warp_grid
+from ar_sudoku.vision.cells import CELL, FIT, INK, INPUT, _strip_cells, digit_patch, normalise
 from ar_sudoku.vision.digits import DigitReader, load_onnx, softmax_run
 from ar_sudoku.vision.grid import WORK_SIZE, binarize, long_lines, order_corners, refine_corners, shrink
 
@@ -101,29 +102,59 @@ def _side_score(profiles: np.ndarray, n: int) -> tuple[float, np.ndarray]:
     return float(np.median(scores)), np.asarray(weights).sum(axis=0)
 
 
-def _edges(profiles: np.ndarray, n: int) -> np.ndarray:
-    """Where the first and the last line of a family lie in each band (px of the square): a straight line
-    fitted through the measured centres of all n + 1 lines (each the ink-weighted middle of its peak)."""
+def _lines(profiles: np.ndarray, n: int) -> np.ndarray:
+    """Where each of a family's n + 1 lines lies in each band (px of the square; BANDS x (n + 1)): the
+    ink-weighted middle of its peak, or where the straight fit through the peaks found puts it."""
     step = SQUARE / n
     reach = max(2, round(step * 0.2))
     want = np.arange(n + 1) * step
     out = []
     for profile in profiles:
-        got, use = [], []
-        for e in want:
+        got = np.full(n + 1, np.nan)
+        for k, e in enumerate(want):
             a, b = max(0, round(e) - reach), min(SQUARE, round(e) + reach + 1)
             win = profile[a:b]
-            if win.max() < 0.5:
-                continue
-            w = np.where(win >= 0.5 * win.max(), win, 0.0)
-            got.append(a + float((w * np.arange(len(win))).sum() / w.sum()))
-            use.append(e)
-        if len(got) < 3:
-            out.append((0.0, float(SQUARE)))
-            continue
-        slope, offset = np.polyfit(use, got, 1)
-        out.append((offset, offset + slope * SQUARE))
+            if win.max() >= 0.5:
+                w = np.where(win >= 0.5 * win.max(), win, 0.0)
+                got[k] = a + float((w * np.arange(len(win))).sum() / w.sum())
+        found = ~np.isnan(got)
+        if found.sum() < 3:
+            got = want.copy()
+        else:
+            slope, offset = np.polyfit(want[found], got[found], 1)
+            fit = offset + slope * want
+            got = np.where(found & (np.abs(got - fit) < reach), got, fit)
+        out.append(got)
     return np.asarray(out)
+
+
+def _edges(profiles: np.ndarray, n: int) -> np.ndarray:
+    """The first and the last line of a family in each band (px of the square): the straight fit through
+    all the lines' positions, at its ends."""
+    lines = _lines(profiles, n)
+    want = np.arange(n + 1) * SQUARE / n
+    fits = [np.polyfit(want, row, 1) for row in lines]
+    return np.asarray([(offset, offset + slope * SQUARE) for slope, offset in fits])
+
+
+def warp_lines(gray: np.ndarray, corners: np.ndarray, n: int, cell: int = CELL) -> np.ndarray:
+    """The grid squared up ``cell`` px a cell through its own lines: each line's position measured in the
+    BANDS of the corners' square and bent through them (a parabola), so that on a bowed page each cell
+    is cut between its own lines, not where one homography of the corners puts it."""
+    cols, rows = _profiles(gray, corners)
+    centre = (np.arange(BANDS) + 0.5) * SQUARE / BANDS
+    side = n * cell
+    at = (np.arange(side) + 0.5) * SQUARE / side  # output pixels in the square's px, either way
+    xs = np.stack([np.polyval(np.polyfit(centre, line, 2), at) for line in _lines(cols, n).T])  # (n+1, side)
+    ys = np.stack([np.polyval(np.polyfit(centre, line, 2), at) for line in _lines(rows, n).T])
+    k = np.arange(side) // cell
+    f = ((np.arange(side) % cell) + 0.5) / cell
+    # X(v, u): between vertical lines k and k+1 (at output row v); Y(v, u) likewise between horizontal lines
+    x = xs[k, :].T * (1 - f)[None, :] + xs[k + 1, :].T * f[None, :]  # (v, u)
+    y = ys[k, :] * (1 - f)[:, None] + ys[k + 1, :] * f[:, None]  # (v, u)
+    pts = np.stack([x + MARGIN, y + MARGIN], axis=-1).astype(np.float32)
+    src = cv2.perspectiveTransform(pts.reshape(1, -1, 2), np.linalg.inv(_square(corners))).reshape(side, side, 2)
+    return cv2.remap(gray, src[..., 0], src[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
 def refit_corners(gray: np.ndarray, quad: np.ndarray, n: int) -> np.ndarray:
@@ -237,12 +268,31 @@ def find_sized_grids(gray: np.ndarray, most: int = 4) -> list[SizedGrid]:
     return [SizedGrid(refit_corners(gray, g.corners, g.side), g.side, g.box, g.score) for g in found[:most]]
 
 
+LINE_BAND = 8  # of a cell: the band along each side where a grid line's remnant may lie, cut through its lines
+LINE_COVER = 0.7  # a row or column of that band this much ink is a line (a glyph's stroke covers at most 0.62)
+
+
+def strip_lines(masks: np.ndarray) -> np.ndarray:
+    """Cells' ink masks (..., h, w) without the grid lines' remnants along their sides. Narrower and stricter
+    than ``cells._strip_cells``: a cell cut between its own lines has them at its very edge, and a wide
+    number (``16``) puts a digit's upright stroke close to it."""
+    h, w = masks.shape[-2:]
+    band = max(2, h // LINE_BAND)
+    edge_r = np.zeros(h, bool)
+    edge_r[:band] = edge_r[h - band:] = True
+    edge_c = np.zeros(w, bool)
+    edge_c[:band] = edge_c[w - band:] = True
+    rows = edge_r & (masks.mean(axis=-1) > LINE_COVER)
+    cols = edge_c & (masks.mean(axis=-2) > LINE_COVER)
+    return np.where(rows[..., :, None] | cols[..., None, :], 0, masks).astype(np.uint8)
+
+
 def symbol_patch(norm_cell: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray | None:
     """What a cell prints, fitted into the model's input: every glyph-sized blob near its middle together
     (two for 10-16), the longer side of them all FIT px, centred; None when the cell is blank."""
     s = norm_cell.shape[0]
     if mask is None:
-        mask = _strip_cells((norm_cell > INK).astype(np.uint8)[None])[0]
+        mask = strip_lines((norm_cell > INK).astype(np.uint8))
     num, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     keep = []
     edge = 0.2 * s
@@ -288,7 +338,7 @@ def cut_sized(warped: np.ndarray, n: int, symbols: bool, cell: int = CELL) -> tu
     todo = np.flatnonzero(grid[:, m:cell - m, m:cell - m].max(axis=(1, 2)) > INK)
     if not len(todo):
         return patches, has
-    masks = _strip_cells((grid[todo] > INK).astype(np.uint8))
+    masks = (strip_lines if symbols else _strip_cells)((grid[todo] > INK).astype(np.uint8))
     for i, sub, mask in zip(todo, grid[todo], masks):
         p = symbol_patch(sub, mask) if symbols else digit_patch(sub, mask=mask)[0]
         if p is not None:
@@ -319,14 +369,6 @@ def page_style(probs: np.ndarray) -> str:
     return max(totals, key=lambda k: totals[k])
 
 
-def values_in_style(probs: np.ndarray, style: str) -> tuple[np.ndarray, np.ndarray]:
-    """Each inked cell's value 1-16 in ``style`` and its confidence (that style's glyphs' odds renormalised)."""
-    cols = [GLYPHS.index(g) for g in STYLES[style]]
-    p = probs[:, cols]
-    p = p / np.maximum(p.sum(axis=1, keepdims=True), 1e-9)
-    return p.argmax(axis=1) + 1, p.max(axis=1)
-
-
 def styled(text: str, style: str) -> list[str]:
     """A board's text (the solver's symbols, ``.`` blank) as the page prints it, cell by cell."""
     glyphs = STYLES.get(style)
@@ -334,70 +376,116 @@ def styled(text: str, style: str) -> list[str]:
 
 
 def warp_sized(gray: np.ndarray, grid: SizedGrid, cell: int = CELL) -> np.ndarray:
-    return warp_grid(gray, grid.corners, cell, grid.side)
+    """The grid squared up through its lines (:func:`warp_lines`), ``cell`` px a cell."""
+    return warp_lines(gray, grid.corners, grid.side, cell)
 
 
 NOT_A_SYMBOL = 0.5  # a cut cell whose "nothing here" odds are above this is blank (a speck, a line's remnant)
-FIXES = 3  # clashing givens blanked, least sure first, before a reading is given up as invalid
 
 
 def _read_cells(warped: np.ndarray, n: int, digits: DigitReader, symbols: SymbolReader | None
-                ) -> tuple[np.ndarray, np.ndarray, str]:
-    """Each cell's value (0 blank) and confidence, and the page's symbol style."""
+                ) -> tuple[np.ndarray, np.ndarray, dict[int, list[int]], str]:
+    """Each cell's value (0 blank) and confidence, each inked cell's likely values (likeliest first), and the
+    page's symbol style."""
     values = np.zeros(n * n, np.int64)
     conf = np.ones(n * n, np.float32)
     patches, has = cut_sized(warped, n, symbols=n > 9)
     idx = np.flatnonzero(has)
     if not len(idx):
-        return values, conf, DIGITS_STYLE if n <= 9 else "1-9A-G"
+        return values, conf, {}, DIGITS_STYLE if n <= 9 else "1-9A-G"
     if n <= 9:
         probs = digits.probabilities(patches[idx])
-        blank = probs[:, 0] > NOT_A_SYMBOL
         p = probs[:, 1:n + 1] / np.maximum(probs[:, 1:n + 1].sum(axis=1, keepdims=True), 1e-9)
-        vals, sure, style = p.argmax(axis=1) + 1, p.max(axis=1) * (1 - probs[:, 0]), DIGITS_STYLE
+        style = DIGITS_STYLE
     else:
         if symbols is None:
             symbols = SymbolReader()
         probs = symbols.probabilities(patches[idx])
-        blank = probs[:, 0] > NOT_A_SYMBOL
-        style = page_style(probs[~blank]) if (~blank).any() else "1-9A-G"
-        vals, sure = values_in_style(probs, style)
-        sure = sure * (1 - probs[:, 0])
-    values[idx] = np.where(blank, 0, vals)
-    conf[idx] = np.where(blank, probs[:, 0], sure)
-    return values, conf, style
+        inked = probs[:, 0] <= NOT_A_SYMBOL
+        style = page_style(probs[inked]) if inked.any() else "1-9A-G"
+        cols = [GLYPHS.index(g) for g in STYLES[style]]
+        p = probs[:, cols] / np.maximum(probs[:, cols].sum(axis=1, keepdims=True), 1e-9)
+    blank = probs[:, 0] > NOT_A_SYMBOL
+    values[idx] = np.where(blank, 0, p.argmax(axis=1) + 1)
+    conf[idx] = np.where(blank, probs[:, 0], p.max(axis=1) * (1 - probs[:, 0]))
+    likely = {int(i): [int(v) + 1 for v in np.argsort(-row)[:ALTERNATIVES] if row[v] >= LIKELY]
+              for i, row, b in zip(idx, p, blank) if not b}
+    return values, conf, likely, style
+
+
+ALTERNATIVES = 3  # values of a doubtful cell the rules may choose from (its likeliest readings)
+LIKELY = 0.01  # ... each at least this likely
+MOST_DOUBTS = 6  # cells whose reading the rules may change
+MOST_TRIES = 243  # readings tried
+
+
+def _text(values: np.ndarray) -> str:
+    return "".join(SYMBOLS[v - 1] if v else "." for v in values)
+
+
+def _solve_one(values: np.ndarray, box: Box, timeout: float) -> tuple[Status, str | None, str]:
+    """Status, the one solution (or None) and why not, of a reading."""
+    board = parse_line(_text(values), box=box)
+    conflicts = validate(board)
+    if conflicts:
+        return Status.INVALID, None, "; ".join(str(c) for c in conflicts[:3])
+    count = count_solutions(board, 2, timeout)
+    if count.count == 1 and count.complete:
+        return Status.SOLVED, count.first, ""
+    if count.count >= 2:
+        return Status.UNSOLVABLE, None, "the reading has several solutions"
+    if not count.complete:
+        return Status.TIMEOUT, None, "the solver ran out of time"
+    return Status.UNSOLVABLE, None, "the reading has no solution"
+
+
+def _doubts(values: np.ndarray, conf: np.ndarray, box: Box) -> list[int]:
+    """The cells to doubt: the less sure of each pair of clashing givens, then the least sure others."""
+    conflicts = validate(parse_line(_text(values), box=box))
+    clashing = sorted({min((c.a, c.b), key=lambda i: conf[i]) for c in conflicts}, key=lambda i: conf[i])
+    others = [int(i) for i in np.argsort(conf) if values[i] and i not in clashing]
+    return (clashing + others)[:MOST_DOUBTS]
+
+
+def settle(values: np.ndarray, conf: np.ndarray, likely: dict[int, list[int]], box: Box,
+           timeout: float) -> tuple[Status, np.ndarray, str | None, str]:
+    """A reading that does not solve one way, settled by the rules: its doubtful cells (``_doubts``) may
+    each take one of their likely values; when exactly one such reading solves one way only, it is taken
+    (the cells it changed are the caller's ``corrected``). Else the reading as read, with why it fails."""
+    status, solution, message = _solve_one(values, box, timeout)
+    if status == Status.SOLVED:
+        return status, values, solution, message
+    doubt = _doubts(values, conf, box)
+    options = [likely.get(i, [int(values[i])]) for i in doubt]
+    found: list[tuple[np.ndarray, str]] = []
+    tries = 0
+    for combo in product(*options):
+        tries += 1
+        if tries > MOST_TRIES:
+            break
+        trial = values.copy()
+        trial[doubt] = combo
+        if validate(parse_line(_text(trial), box=box)):
+            continue
+        st, sol, _ = _solve_one(trial, box, timeout / 4)
+        if st == Status.SOLVED and sol is not None:
+            found.append((trial, sol))
+            if len(found) > 1:  # two readings each solve: the rules cannot tell which was printed
+                break
+    if len(found) == 1:
+        return Status.SOLVED, found[0][0], found[0][1], ""
+    return status, values, None, message
 
 
 def read_sized(gray: np.ndarray, grid: SizedGrid, digits: DigitReader, symbols: SymbolReader | None,
                timeout: float, t0: float) -> BoardResult:
-    """The digits (or symbols) of a grid of any size, solved: a reading whose givens clash loses its least
-    sure clashing given (up to FIXES of them) and must then solve one way only."""
+    """The digits (or symbols) of a grid of any size, solved (:func:`settle` when the reading as read does
+    not solve one way)."""
     n, box = grid.side, grid.box
-    values, conf, style = _read_cells(warp_sized(gray, grid), n, digits, symbols)
-    corrected: list[str] = []
-    status, solution, message = Status.INVALID, None, ""
-    for _ in range(FIXES + 1):
-        givens = "".join(SYMBOLS[v - 1] if v else "." for v in values)
-        board = parse_line(givens, box=box)
-        conflicts = validate(board)
-        if not conflicts:
-            count = count_solutions(board, 2, timeout)
-            if count.count == 1 and count.complete:
-                status, solution, message = Status.SOLVED, count.first, ""
-            elif count.count >= 2:
-                status, message = Status.UNSOLVABLE, "the reading has several solutions"
-            elif not count.complete:
-                status, message = Status.TIMEOUT, "the solver ran out of time"
-            else:
-                status, message = Status.UNSOLVABLE, "the reading has no solution"
-            break
-        message = "; ".join(str(c) for c in conflicts[:3])
-        worst = min({i for c in conflicts for i in (c.a, c.b)}, key=lambda i: conf[i])
-        corrected.append(f"{cell_name(worst, n)}: {styled(givens[worst], style)[0]}->.")
-        values[worst], conf[worst] = 0, 1.0
-    givens = "".join(SYMBOLS[v - 1] if v else "." for v in values)
-    if status == Status.INVALID:
-        corrected = []
-    return BoardResult(status, corners=grid.corners, givens=givens, confidence=conf, solution=solution,
-                       message=message, ms=(time.perf_counter() - t0) * 1e3, corrected=tuple(corrected),
+    read, conf, likely, style = _read_cells(warp_sized(gray, grid), n, digits, symbols)
+    status, values, solution, message = settle(read, conf, likely, box, timeout)
+    corrected = tuple(f"{cell_name(i, n)}: {styled(_text(read[i:i + 1]), style)[0]}->"
+                      f"{styled(_text(values[i:i + 1]), style)[0]}" for i in np.flatnonzero(values != read))
+    return BoardResult(status, corners=grid.corners, givens=_text(values), confidence=conf, solution=solution,
+                       message=message, ms=(time.perf_counter() - t0) * 1e3, corrected=corrected,
                        box=box, symbols=style)
