@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from itertools import product
+from itertools import combinations
 from pathlib import Path
 
 import cv2
@@ -413,10 +413,13 @@ def _read_cells(warped: np.ndarray, n: int, digits: DigitReader, symbols: Symbol
     return values, conf, likely, style
 
 
-ALTERNATIVES = 3  # values of a doubtful cell the rules may choose from (its likeliest readings)
-LIKELY = 0.01  # ... each at least this likely
-MOST_DOUBTS = 6  # cells whose reading the rules may change
-MOST_TRIES = 243  # readings tried
+ALTERNATIVES = 3  # readings of a cell the rules may choose from (its likeliest)
+LIKELY = 0.02  # ... each at least this likely
+MOST_DOUBTS = 8  # cells whose reading the rules may change
+MOST_CHANGES = 2  # ... at most this many of them at once
+OVERTURN = 0.95  # a cell read surer than this is never changed by the rules (a wrong answer is worse than none)
+MOST_FOUND = 4  # readings that solve, weighed against each other
+CLEARER = 0.25  # the readings the rules settle on must overturn cells this much less sure than the next
 
 
 def _text(values: np.ndarray) -> str:
@@ -440,40 +443,50 @@ def _solve_one(values: np.ndarray, box: Box, timeout: float) -> tuple[Status, st
 
 
 def _doubts(values: np.ndarray, conf: np.ndarray, box: Box) -> list[int]:
-    """The cells to doubt: the less sure of each pair of clashing givens, then the least sure others."""
+    """The cells to doubt: both of each pair of clashing givens, then the least sure others."""
     conflicts = validate(parse_line(_text(values), box=box))
-    clashing = sorted({min((c.a, c.b), key=lambda i: conf[i]) for c in conflicts}, key=lambda i: conf[i])
+    clashing = sorted({i for c in conflicts for i in (c.a, c.b)}, key=lambda i: conf[i])
     others = [int(i) for i in np.argsort(conf) if values[i] and i not in clashing]
     return (clashing + others)[:MOST_DOUBTS]
 
 
 def settle(values: np.ndarray, conf: np.ndarray, likely: dict[int, list[int]], box: Box,
            timeout: float) -> tuple[Status, np.ndarray, str | None, str]:
-    """A reading that does not solve one way, settled by the rules: its doubtful cells (``_doubts``) may
-    each take one of their likely values; when exactly one such reading solves one way only, it is taken
-    (the cells it changed are the caller's ``corrected``). Else the reading as read, with why it fails."""
+    """A reading that does not solve one way, settled by the rules with as few changes as can be: one of its
+    doubtful cells (``_doubts``) read as another likely value (or as ink whose value the solution gives),
+    else two of them. Of the readings that then solve one way, the one overturning the least sure cells is
+    taken, when clearly so (CLEARER); else the reading as read, with why it fails. The caller names the cells
+    changed (``corrected``)."""
     status, solution, message = _solve_one(values, box, timeout)
     if status == Status.SOLVED:
         return status, values, solution, message
-    doubt = _doubts(values, conf, box)
-    options = [likely.get(i, [int(values[i])]) for i in doubt]
-    found: list[tuple[np.ndarray, str]] = []
-    tries = 0
-    for combo in product(*options):
-        tries += 1
-        if tries > MOST_TRIES:
-            break
-        trial = values.copy()
-        trial[doubt] = combo
-        if validate(parse_line(_text(trial), box=box)):
-            continue
-        st, sol, _ = _solve_one(trial, box, timeout / 4)
-        if st == Status.SOLVED and sol is not None:
-            found.append((trial, sol))
-            if len(found) > 1:  # two readings each solve: the rules cannot tell which was printed
-                break
-    if len(found) == 1:
-        return Status.SOLVED, found[0][0], found[0][1], ""
+    doubt = [i for i in _doubts(values, conf, box) if conf[i] < OVERTURN]
+    # a change is another likely value, or (0) "ink, value unknown": the cell left to the solution
+    changes = [(i, v) for i in doubt for v in likely.get(i, []) + [0] if v != values[i]]
+    for count in range(1, MOST_CHANGES + 1):
+        found: dict[str, tuple[float, np.ndarray, str]] = {}
+        for combo in combinations(changes, count):
+            if len({i for i, _ in combo}) < count:
+                continue
+            trial = values.copy()
+            for i, v in combo:
+                trial[i] = v
+            if validate(parse_line(_text(trial), box=box)):
+                continue
+            st, sol, _ = _solve_one(trial, box, timeout / 4)
+            if st == Status.SOLVED and sol is not None:
+                for i, v in combo:
+                    if v == 0:
+                        trial[i] = SYMBOLS.index(sol[i]) + 1
+                # what it overturns: how sure the cells it changes were read
+                found[_text(trial)] = (float(sum(conf[i] for i, _ in combo)), trial, sol)
+                if len(found) >= MOST_FOUND:
+                    break
+        if found:
+            ranked = sorted(found.values(), key=lambda f: f[0])
+            if len(ranked) == 1 or ranked[0][0] + CLEARER <= ranked[1][0]:
+                return Status.SOLVED, ranked[0][1], ranked[0][2], ""
+            break  # readings that solve, none clearly likelier: the rules cannot tell which was printed
     return status, values, None, message
 
 
