@@ -182,8 +182,8 @@ def augment(x, rng_t):
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--samples", type=int, default=30000, help="training cells (default 30000)")
-    ap.add_argument("--epochs", type=int, default=8)
+    ap.add_argument("--samples", type=int, default=24000, help="training cells (default 24000)")
+    ap.add_argument("--epochs", type=int, default=10)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", type=Path, default=ROOT / "models" / "symbols.onnx")
     args = ap.parse_args()
