@@ -268,6 +268,7 @@ def find_sized_grids(gray: np.ndarray, most: int = 4) -> list[SizedGrid]:
     return [SizedGrid(refit_corners(gray, g.corners, g.side), g.side, g.box, g.score) for g in found[:most]]
 
 
+SOFT = 0.2  # of the ink level: a glyph's faint ink, kept where it joins the glyph found at INK
 LINE_BAND = 8  # of a cell: the band along each side where a grid line's remnant may lie, cut through its lines
 LINE_COVER = 0.7  # a row or column of that band this much ink is a line (a glyph's stroke covers at most 0.62)
 
@@ -311,9 +312,32 @@ def symbol_patch(norm_cell: np.ndarray, mask: np.ndarray | None = None) -> np.nd
     box = stats[keep]
     x0, y0 = int(box[:, 0].min()), int(box[:, 1].min())
     x1, y1 = int((box[:, 0] + box[:, 2]).max()), int((box[:, 1] + box[:, 3]).max())
+    # the pieces of a glyph broken at the threshold (a serif E's thin arms): small blobs within its height,
+    # beside or inside it
+    reach = round(0.15 * s)
+    for k in range(1, num):
+        x, y, w, h, area = (int(v) for v in stats[k])
+        if k not in keep and area >= 3 and y >= y0 - 2 and y + h <= y1 + 2 and x >= x0 - reach \
+                and x + w <= x1 + reach and x > 0 and x + w < s:
+            keep.append(k)
+    box = stats[keep]
+    x0, x1 = int(box[:, 0].min()), int((box[:, 0] + box[:, 2]).max())
     if abs((x0 + x1) / 2 - s / 2) > 0.3 * s:
         return None
-    crop = norm_cell[y0:y1, x0:x1] * np.isin(labels[y0:y1, x0:x1], keep)
+    glyph = np.isin(labels, keep)
+    # the glyph's fainter ink too (a serif's hairlines fall below INK once blurred): the soft-threshold blobs
+    # that hold its ink, unless they run into a line
+    soft = strip_lines((norm_cell > SOFT).astype(np.uint8))
+    _, soft_labels, soft_stats, _ = cv2.connectedComponentsWithStats(soft, connectivity=8)
+    held = [int(k) for k in np.unique(soft_labels[glyph]) if k]
+    if held:
+        sb = soft_stats[held]
+        sx0, sy0 = int(sb[:, 0].min()), int(sb[:, 1].min())
+        sx1, sy1 = int((sb[:, 0] + sb[:, 2]).max()), int((sb[:, 1] + sb[:, 3]).max())
+        if sx1 - sx0 <= 0.95 * s and sy1 - sy0 <= 0.95 * s and sx0 > 0 and sy0 > 0 and sx1 < s and sy1 < s:
+            glyph = np.isin(soft_labels, held)
+            x0, y0, x1, y1 = sx0, sy0, sx1, sy1
+    crop = norm_cell[y0:y1, x0:x1] * glyph[y0:y1, x0:x1]
     w, h = x1 - x0, y1 - y0
     scale = FIT / max(w, h)
     nw, nh = max(1, round(w * scale)), max(1, round(h * scale))
