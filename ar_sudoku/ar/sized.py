@@ -40,9 +40,9 @@ def draw_answers(img: np.ndarray, result: BoardResult, colour: tuple[int, int, i
     x1, y1 = min(img.shape[1], x0 + w + 1), min(img.shape[0], y0 + h + 1)
     if x1 <= x0 or y1 <= y0:
         return
-    src = np.float32([[0, 0], [side, 0], [side, side], [0, side]])
-    hmat = cv2.getPerspectiveTransform(src, corners - np.float32([x0, y0]))
+    src = np.array([[0, 0], [side, 0], [side, side], [0, side]], np.float32)
+    hmat = cv2.getPerspectiveTransform(src, corners - np.array([x0, y0], np.float32))
     alpha = cv2.warpPerspective(flat, hmat, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR).astype(np.float32) / 255
     roi = img[y0:y1, x0:x1].astype(np.float32)
-    roi = roi * (1 - alpha[..., None]) + np.float32(colour) * alpha[..., None]
+    roi = roi * (1 - alpha[..., None]) + np.array(colour, np.float32) * alpha[..., None]
     img[y0:y1, x0:x1] = roi.astype(np.uint8)

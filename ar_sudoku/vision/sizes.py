@@ -61,7 +61,7 @@ MARGIN = SQUARE // 40  # px kept around the squared-up quad (the threshold's con
 def _square(quad: np.ndarray) -> np.ndarray:
     """The homography taking ``quad`` to the SQUARE px square (MARGIN px in)."""
     m = MARGIN
-    dst = np.float32([[m, m], [m + SQUARE, m], [m + SQUARE, m + SQUARE], [m, m + SQUARE]])
+    dst = np.array([[m, m], [m + SQUARE, m], [m + SQUARE, m + SQUARE], [m, m + SQUARE]], np.float32)
     return cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
 
 
@@ -173,7 +173,7 @@ def refit_corners(gray: np.ndarray, quad: np.ndarray, n: int) -> np.ndarray:
             x = float(np.polyval(xs, y))
             y = float(np.polyval(ys, x))
         pts.append((x + MARGIN, y + MARGIN))
-    moved = cv2.perspectiveTransform(np.float32([pts]), np.linalg.inv(_square(quad)))[0]
+    moved = cv2.perspectiveTransform(np.array([pts], np.float32), np.linalg.inv(_square(quad)))[0]
     step = float(np.linalg.norm(quad[0] - quad[2])) / (n * 2 ** 0.5)
     if float(np.abs(moved - quad).max()) > 0.5 * step:  # lines not found where they should be: keep the outline
         return quad.astype(np.float32)
@@ -521,7 +521,7 @@ def read_sized(gray: np.ndarray, grid: SizedGrid, digits: DigitReader, symbols: 
     n, box = grid.side, grid.box
     read, conf, likely, style = _read_cells(warp_sized(gray, grid), n, digits, symbols)
     status, values, solution, message = settle(read, conf, likely, box, timeout)
-    corrected = tuple(f"{cell_name(i, n)}: {styled(_text(read[i:i + 1]), style)[0]}->"
+    corrected = tuple(f"{cell_name(int(i), n)}: {styled(_text(read[i:i + 1]), style)[0]}->"
                       f"{styled(_text(values[i:i + 1]), style)[0]}" for i in np.flatnonzero(values != read))
     return BoardResult(status, corners=grid.corners, givens=_text(values), confidence=conf, solution=solution,
                        message=message, ms=(time.perf_counter() - t0) * 1e3, corrected=corrected,
