@@ -14,7 +14,7 @@ from ar_sudoku.vision.reading import process_image
 from ar_sudoku.vision.synth import quad
 
 KEYS = {"path", "corners", "givens", "confidence", "solution", "status", "message", "ms", "lattice", "cells",
-        "entries", "candidates", "mistakes", "doubts", "unreadable", "puzzle"}
+        "entries", "candidates", "mistakes", "doubts", "unreadable", "puzzle", "size", "box", "symbols"}
 
 
 @pytest.mark.data

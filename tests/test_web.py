@@ -768,3 +768,42 @@ def test_live_page_treats_a_silent_network_as_a_drop_and_comes_back(browser, ser
     finally:
         b.close()
         proxy.close()
+
+
+def test_photo_page_draws_a_six_by_six_pages_answers_on_their_cells(server, browser, tmp_path):
+    """A photographed 6x6 page (turned 3x2 boxes) read through the web page: /api/read says its size and
+    boxes, and the browser draws an answer in every blank cell, in the middle of that cell."""
+    import random
+
+    import cv2
+    import numpy as np
+
+    import sized_pages
+    from ar_sudoku.sudoku.solver import parse_line, solve
+
+    sheet = sized_pages.sized_page((3, 2), "1-9", random.Random(2))
+    path = tmp_path / "six.jpg"
+    assert cv2.imwrite(str(path), sheet.image)
+    status, api = post(server + "/api/read", [], path.read_bytes())
+    assert status == 200 and (api["size"], api["box"], api["givens"]) == (6, "3x2", sheet.givens)
+    assert api["solution"] == solve(parse_line(sheet.givens, box=(3, 2)), 5.0).solution
+    b = launch(browser)
+    try:
+        page = b.new_page(viewport={"width": 1200, "height": 820})
+        page.goto(server + "/photo")
+        page.set_input_files("#file", str(path))
+        page.wait_for_function("window.lastRead && window.lastRead.solution && window.photoDrawn", timeout=20_000)
+        drawn = page.evaluate("window.photoDrawn")
+        status_text = page.text_content("#status") or ""
+    finally:
+        b.close()
+    assert "6x6" in status_text
+    hmat = cv2.getPerspectiveTransform(np.float32([[0, 0], [6, 0], [6, 6], [0, 6]]), sheet.corners)
+    cell = float(np.linalg.norm(sheet.corners[1] - sheet.corners[0])) / 6
+    k = drawn["scale"]
+    placed = {i: (x / k, y / k, t) for i, t, x, y in drawn["placed"]}
+    assert sorted(placed) == [i for i, ch in enumerate(sheet.givens) if ch == "."]
+    for i, (x, y, t) in placed.items():
+        want = cv2.perspectiveTransform(np.float32([[[i % 6 + 0.5, i // 6 + 0.5]]]), hmat)[0, 0]
+        assert np.hypot(x - want[0], y - want[1]) < 0.25 * cell, i
+        assert t == api["solution"][i]

@@ -13,6 +13,7 @@ import numpy as np
 
 from ar_sudoku.ar.marks import Marks, Mode, plan_marks
 from ar_sudoku.ar.overlay import OverlayRenderer
+from ar_sudoku.ar.sized import draw_answers
 from ar_sudoku.sudoku.logic import PAPER_ORDER, NoSolutionError, Step, next_steps
 from ar_sudoku.sudoku.rules import BoardResult
 from ar_sudoku.vision.digits import DigitReader
@@ -32,7 +33,7 @@ class PhotoAnalysis:
 
 def plan(result: BoardResult, show: Mode) -> tuple[Marks | None, Step | None]:
     """What to draw for a solved photo in the display mode ``show``, and the hint's step."""
-    if not (result.solution and result.givens):
+    if not (result.solution and result.givens) or result.size != 9:  # other sizes: ``sized.draw_answers``
         return None, None
     entries = result.entries
     w = result.written
@@ -89,6 +90,8 @@ def annotate(image: np.ndarray, *analyses: PhotoAnalysis) -> np.ndarray:
     renderer = OverlayRenderer()
     for analysis in analyses:
         corners = analysis.result.corners
-        if analysis.marks is not None and corners is not None:
+        if analysis.result.size != 9 and analysis.show == "answer":
+            draw_answers(out, analysis.result)
+        elif analysis.marks is not None and corners is not None:
             renderer.draw_marks(out, corners, analysis.marks, analysis.result.lattice)
     return out

@@ -65,7 +65,7 @@ def print_text(path: str, result: BoardResult, reveal: bool = True, label: str =
     """The reading and (when ``reveal``) the solution side by side, and the cells least sure of.
 
     ``label`` names the puzzle on a page of several (`` puzzle 1``)."""
-    from ar_sudoku.sudoku.solver import format_grid
+    from ar_sudoku.vision.sizes import styled
 
     print(f"{path}{label}: {result.status}" + (f" ({result.message})" if result.message else "")
           + f"  [{result.ms:.0f} ms]")
@@ -73,20 +73,43 @@ def print_text(path: str, result: BoardResult, reveal: bool = True, label: str =
         print("unreadable (glare?), no answer drawn there: "
               + ", ".join(f"r{i // 9 + 1}c{i % 9 + 1}" for i in result.unreadable))
     if result.givens:
-        read = format_grid(result.givens).splitlines()
+        n = result.size
+        read = styled_grid(result.givens, result.box, result.symbols).splitlines()
         shown = result.solution if reveal else None
-        sol = format_grid(shown).splitlines() if shown else [""] * len(read)
-        print(f"{'read':<27}{'   solution' if shown else ''}")
+        sol = styled_grid(shown, result.box, result.symbols).splitlines() if shown else [""] * len(read)
+        print(f"{'read':<{max(27, len(read[0]) + 2)}}{'   solution' if shown else ''}")
         for a, b in zip(read, sol):
             print(f"{a}   {b}")
         if result.confidence is not None:
-            weak = [i for i in range(81) if result.confidence[i] < UNSURE]
+            weak = [i for i in range(n * n) if result.confidence[i] < UNSURE]
             if weak:
-                cells = ", ".join(f"r{i // 9 + 1}c{i % 9 + 1}={result.givens[i]} ({result.confidence[i]:.2f})"
+                shown_as = styled(result.givens, result.symbols)
+                cells = ", ".join(f"r{i // n + 1}c{i % n + 1}={shown_as[i]} ({result.confidence[i]:.2f})"
                                   for i in weak[:8])
                 print(f"least sure of: {cells}" + (" ..." if len(weak) > 8 else "")
-                      + "  (fix a misread cell with --set rRcC=D)")
+                      + ("  (fix a misread cell with --set rRcC=D)" if n == 9 else ""))
     print()
+
+
+def styled_grid(text: str, box: tuple[int, int], symbols: str) -> str:
+    """A boxed grid for people, each value as the page prints it (``11`` on a 1-16 page: columns widen)."""
+    from ar_sudoku.sudoku.solver import format_grid
+    from ar_sudoku.vision.sizes import styled
+
+    cells = styled(text, symbols)
+    wide = max(len(c) for c in cells)
+    if wide == 1:
+        return format_grid("".join(cells), box)
+    rows, cols = box
+    n = rows * cols
+    sep = "+".join("-" * ((wide + 1) * cols + 1) for _ in range(rows))
+    lines = ["+" + sep + "+"]
+    for r in range(n):
+        row = [c.rjust(wide) for c in cells[r * n:(r + 1) * n]]
+        lines.append("| " + " | ".join(" ".join(row[b * cols:(b + 1) * cols]) for b in range(rows)) + " |")
+        if r % rows == rows - 1:
+            lines.append("+" + sep + "+")
+    return "\n".join(lines)
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,11 @@ def board_json(result: BoardResult, path: str) -> dict[str, Any]:
         "ms": round(result.ms, 2),
         **(written_json(result.written, result.solution) if result.written is not None else NO_WRITING),
         "unreadable": [NAMES[i] for i in result.unreadable],
+        # the grid's side and boxes as the text commands write them, and how the page prints its values
+        # (``givens`` and ``solution`` are in the solver's symbols, 1-9 then A-G, whatever the page prints)
+        "size": result.size,
+        "box": box_label(result.box),
+        "symbols": result.symbols,
     }
 
 

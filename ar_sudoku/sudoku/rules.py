@@ -52,6 +52,12 @@ class BoardResult:
     lattice: np.ndarray | None = None  # (10, 10, 2) line crossings, row by row from the puzzle's top-left
     written: Written | None = None  # the person's entries and pencil marks, when the cells' kinds were read
     unreadable: tuple[int, ...] = ()  # cells washed out (glare): not read, not taken as blank, no answer drawn
+    box: tuple[int, int] = (3, 3)  # rows x columns of one box: the grid's side is their product (issue 24)
+    symbols: str = "1-9"  # how the page prints its values: 1-9, or on 16x16 "1-9A-G", "0-F" or "1-16"
+
+    @property
+    def size(self) -> int:
+        return self.box[0] * self.box[1]
 
     @property
     def entries(self) -> str | None:

@@ -19,7 +19,7 @@ from ar_sudoku.sudoku.written import NAMES, Written, from_kinds, settle
 from ar_sudoku.vision.cells import CELL, cut_cells, turn_cuts, warp_grid
 from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.entries import candidate_pieces, cell_region, entry_crops, ink_height
-from ar_sudoku.vision.grid import GridQuad, at_edge, find_grid, find_grids, refits, to_gray, unshade
+from ar_sudoku.vision.grid import GridQuad, at_edge, find_grid, find_grids, reading_order, refits, to_gray, unshade
 from ar_sudoku.vision.kinds import (
     CANDIDATES,
     ENTRY,
@@ -34,6 +34,7 @@ from ar_sudoku.vision.kinds import (
 from ar_sudoku.vision.kinds import CELL as VIEW_CELL
 from ar_sudoku.vision.kinds import MARGIN as VIEW_MARGIN
 from ar_sudoku.vision.lattice import rectify, rotate
+from ar_sudoku.vision.sizes import find_sized_grids, read_sized
 
 CONFIDENT = 0.9  # a reading whose weakest inked cell is above this is not re-read rotated
 # ... nor one with this many cells read that surely: on the 319 training photos, no grid turned a quarter or
@@ -556,7 +557,39 @@ def process_images(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
     gray = to_gray(image)
     quads = find_grids(gray)
     if not quads:
+        sized = _other_sizes(gray, reader, timeout, t0, puzzle)
+        if sized is not None:
+            return sized
         return [BoardResult(Status.NO_GRID, message="no Sudoku grid found", ms=(time.perf_counter() - t0) * 1e3)], 0
+    found = _nine_by_nine(image, gray, quads, reader, timeout, overrides, kinds, t0, puzzle)
+    if not any(r.status == Status.SOLVED and SEVERAL not in r.message for r in found[0]):
+        # perhaps not 9x9 at all: a 6x6 grid read as 9x9 holds too few givens for one solution
+        sized = _other_sizes(gray, reader, timeout, t0, puzzle)
+        if sized is not None and any(r.status == Status.SOLVED for r in sized[0]):
+            return sized
+    return found
+
+
+def _other_sizes(gray: np.ndarray, reader: DigitReader, timeout: float, t0: float,
+                 puzzle: int | None) -> tuple[list[BoardResult], int] | None:
+    """The 4x4, 6x6 and 16x16 grids of a picture (``sizes.find_sized_grids``), each read and solved, in
+    reading order; None when there is none. Asked only when no 9x9 puzzle was solved: a 9x9 page pays nothing."""
+    grids = [g for g in find_sized_grids(gray) if g.side != 9]
+    if not grids:
+        return None
+    quads = reading_order([GridQuad(g.corners, g.score) for g in grids])
+    grids = [next(g for g in grids if g.corners is q.corners) for q in quads]
+    if puzzle is not None:
+        if puzzle >= len(grids):
+            return [], len(grids)
+        grids = [grids[puzzle]]
+    return [read_sized(gray, g, reader, None, timeout, t0) for g in grids], len(grids)
+
+
+def _nine_by_nine(image: np.ndarray, gray: np.ndarray, quads: list[GridQuad], reader: DigitReader, timeout: float,
+                  overrides: dict[int, int] | None, kinds: KindReader | None, t0: float,
+                  puzzle: int | None) -> tuple[list[BoardResult], int]:
+    """:func:`process_images` for the 9x9 grids ``quads`` found."""
     results = [_read_or_refit(image, gray, quad, reader, timeout, overrides if k == 0 else None, kinds, t0,
                               len(quads) > 1) for k, quad in enumerate(quads) if puzzle is None]
     if puzzle is None and len(results) > 1:
