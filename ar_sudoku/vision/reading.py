@@ -179,7 +179,7 @@ def glare_cover(square: np.ndarray) -> np.ndarray | None:
     if page >= BRIGHT_PAPER:
         return None
     cover = np.clip((paper_of - page) / (255.0 - page), 0.0, 1.0)
-    if not (washed >= WASHED).any() and (cover.max() < LIFTED or glare_gain(paper_of, paper_of) is None):
+    if not (washed >= WASHED).any() and (cover.max() < LIFTED or glare_gain(paper_of, paper_of.reshape(9, 9)) is None):
         return None
     return np.where(washed >= WASHED, np.maximum(cover, washed), cover).astype(np.float32)
 
