@@ -206,24 +206,37 @@ def glare_cells(square: np.ndarray) -> tuple[tuple[int, ...], tuple[int, ...]]:
     return tuple(int(i) for i in np.flatnonzero(core)), tuple(int(i) for i in np.flatnonzero(halo))
 
 
-def unreadable_cells(square: np.ndarray, kinds: CellKinds, printed: Reading, sure: float = 0.9) -> tuple[int, ...]:
-    """The cells a glare hides: its core, the halo cells that are not surely print (or surely blank) read
-    alike by both models, and, anywhere on a glared page, a digit the two models do not read alike.
+def unreadable_cells(square: np.ndarray, kinds: CellKinds, printed: Reading, sure: float = 0.9,
+                     wide: bool = False) -> tuple[int, ...]:
+    """The cells a glare hides: its core, and the halo cells that are not surely print read alike by both models.
 
-    The last because the cells a glare hides are the rules' checks: a misread digit that the rules would
-    correct on a clear page stands on a glared one. A photo gets the doubtful cells back once the
-    readable ones solve one way only (``restore_unreadable``); live, the frames that see them do.
+    ``wide`` (a photo): the whole halo by the glare's measured cover, less the cells both models see
+    surely blank, and, anywhere on a glared page of print alone, a given the two models do not read alike,
+    because
+    the cells a glare hides are the rules' checks: a misread digit that the rules would correct on a
+    clear page stands on a glared one. The photo gets its doubtful cells back once the readable ones
+    solve one way only (``restore_unreadable``). Live, the frames vote instead and a frame's reading
+    keeps its votes: only the halo cells beside the core, lifted ``LIFTED`` towards white, are doubted.
     """
     core, halo = glare_cells(square)
-    if not core and not halo:
+    if not core and not (wide and halo):
         return ()
     p_given = kinds.probs[:, 1:10].sum(axis=1)
-    agreed = (kinds.kinds == GIVEN) & (p_given >= sure) & (printed.digits == kinds.digits) & (
-        printed.confidence >= sure)
-    blank = (kinds.kinds == BLANK) & (kinds.probs[:, 0] >= sure) & (printed.digits == 0) & (printed.confidence >= sure)
+    print_alike = (kinds.kinds == GIVEN) & (p_given >= sure) & (printed.digits == kinds.digits)
     doubtful = np.zeros(81, bool)
     doubtful[list(halo)] = True
-    doubtful = (doubtful & ~agreed & ~blank) | ((kinds.kinds == GIVEN) & ~agreed)
+    if wide:
+        agreed = print_alike & (printed.confidence >= sure)
+        blank = (kinds.kinds == BLANK) & (kinds.probs[:, 0] >= sure) & (printed.digits == 0) & (
+            printed.confidence >= sure)
+        doubtful &= ~agreed & ~blank
+        if not _sure_of_writing(kinds):  # print alone: on a written-on page the print model is unsure of pen
+            doubtful |= (kinds.kinds == GIVEN) & ~agreed
+    else:
+        cover = glare_cover(square)  # there is a core: its washed-out cells are the glare
+        assert cover is not None
+        near = cv2.dilate(np.isin(np.arange(81), core).reshape(9, 9).astype(np.uint8), np.ones((3, 3), np.uint8))
+        doubtful &= (near.reshape(81) > 0) & (cover >= LIFTED) & ~print_alike
     doubtful[list(core)] = True
     return tuple(int(i) for i in np.flatnonzero(doubtful))
 
@@ -238,11 +251,13 @@ def restore_unreadable(result: BoardResult, unreadable: tuple[int, ...], core: t
     """The doubtful cells of a glared photo given back once the puzzle's solution is known.
 
     The cells read surely (the doubtful ones left out) are solved. When they leave several solutions,
-    the doubtful cells' ink chooses (their likeliest digits with the sure cells solve one way only, or
-    one of the sure cells' few solutions alone fits them): a doubtful cell that holds a digit (a reader, ``printed``,
-    ``fused`` as read before the doubt or ``kinds``, gives blank under ``INKED``) allows only the digits a reader
-    gives ``RESTORE`` of its odds, and one solution alone must fit them all. Then a doubtful cell whose
-    ink a reader takes for the solution's digit is that given, one both readers see as blank is blank,
+    the doubtful cells' ink chooses (their likeliest digits, printed or written, with the sure cells
+    solve one way only, or one of the sure cells' few solutions alone fits them): a doubtful cell that
+    holds a digit (a reader, ``printed``, ``fused`` as read before the doubt or ``kinds``, gives blank
+    under ``INKED``) allows only the digits a reader gives ``RESTORE`` of its odds. Then a doubtful
+    cell the kind model reads as the person's entry of the solution's digit is read as entries are
+    (``written_part``), one whose ink a reader takes for the solution's printed digit is that given,
+    one both readers see as blank is blank,
     and the rest, with the glare's ``core`` (nothing is seen there), stay unreadable: a digit is never
     put where the page shows none, and a faded 8 never becomes a 3.
     """
@@ -250,6 +265,8 @@ def restore_unreadable(result: BoardResult, unreadable: tuple[int, ...], core: t
         return result, unreadable
     cells = [i for i in unreadable if i not in core and result.givens[i] == "."]
     support = np.maximum(np.maximum(printed.probs[:, 1:10], fused.probs[:, 1:10]), kinds.probs[:, 1:10])
+    written = kinds.probs[:, 10:19]  # a handwritten entry's digit: it stays the person's, read as entries are
+    either = np.maximum(support, written)
     if result.message == SEVERAL:
         inked = [i for i in cells if min(printed.probs[i, 0], fused.probs[i, 0], kinds.probs[i, 0]) < INKED]
         if not inked:
@@ -258,13 +275,13 @@ def restore_unreadable(result: BoardResult, unreadable: tuple[int, ...], core: t
         # (when few) of which one alone fits every doubtful cell's ink
         best = list(result.givens)
         for i in inked:
-            d = int(support[i].argmax()) + 1
-            if support[i, d - 1] >= RESTORE:
+            d = int(either[i].argmax()) + 1
+            if either[i, d - 1] >= RESTORE:
                 best[i] = str(d)
         found = all_solutions(parse_line("".join(best)), 1, timeout)
         if not found:
             found = all_solutions(parse_line(result.givens), PICK_AMONG, timeout) or []
-        fit = [s for s in found if all(support[i, int(s[i]) - 1] >= RESTORE for i in inked)]
+        fit = [s for s in found if all(either[i, int(s[i]) - 1] >= RESTORE for i in inked)]
         if len(fit) != 1:
             return result, unreadable
         result = replace(result, solution=fit[0], message="")
@@ -274,7 +291,9 @@ def restore_unreadable(result: BoardResult, unreadable: tuple[int, ...], core: t
     restored = set()
     for i in cells:
         d = int(result.solution[i])
-        if support[i, d - 1] >= RESTORE:
+        if written[i, d - 1] >= RESTORE and written[i].sum() > kinds.probs[i, 1:10].sum():
+            restored.add(i)  # the person's entry of the solution's digit: read as entries are
+        elif support[i, d - 1] >= RESTORE:
             givens[i] = result.solution[i]
             restored.add(i)
             if conf is not None:
@@ -734,7 +753,7 @@ def read_at(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitRe
         seen = grid_views(image, corners, bent)
         second = EntryOpinion(kinds, gray, corners, bent, seen.square)
         cell_kinds = small_print_is_written(kinds.read(seen.views, seen.inks), second, seen.views)
-        unreadable = unreadable_cells(seen.square, cell_kinds, reading)
+        unreadable = unreadable_cells(seen.square, cell_kinds, reading, wide=True)
         printed, reading = reading, fuse(reading, cell_kinds)
         if unreadable:
             seen_as = (printed, reading)
@@ -752,6 +771,7 @@ def read_at(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitRe
             result = _settled(result, cell_kinds)
     if kinds is None or reading is printed or result.givens == printed.givens:
         result = faint_givens(result, printed if kinds is not None else reading, overrides=overrides)
+    glared = bool(unreadable)
     if unreadable:
         result, unreadable = restore_unreadable(result, unreadable, glare_cells(seen.square)[0], cell_kinds, *seen_as)
     several = result.status == Status.SOLVED and result.message == SEVERAL
@@ -764,7 +784,9 @@ def read_at(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitRe
         # entries are checked against the one solution only: one of several would call right entries wrong
         written = written_part(result.givens, cell_kinds, printed, None if several else result.solution, second,
                                unreadable)
-        if several:
+        if several or (glared and result.corrected):
+            # under a glare the rules see fewer cells: a solution they had to correct the reading for may be
+            # another puzzle's, and a right entry would be called wrong against it
             written = replace(written, checked=False)
         clashes = written.clashes(result.givens)
         if clashes:
