@@ -210,14 +210,16 @@ def unreadable_cells(square: np.ndarray, kinds: CellKinds, printed: Reading, sur
                      wide: bool = False) -> tuple[int, ...]:
     """The cells a glare hides: its core, and the halo cells that are not surely print read alike by both models.
 
-    ``wide`` (a photo): the whole halo by the glare's measured cover, less the cells both models see
-    surely blank, and, anywhere on a glared page of print alone, a given the two models do not read alike,
-    because
+    ``wide`` (a photo of print alone; a written-on page is read as live): the whole halo by the glare's
+    measured cover, less the cells both models see surely blank, and, anywhere on a glared page, a given
+    the two models do not read alike, because
     the cells a glare hides are the rules' checks: a misread digit that the rules would correct on a
     clear page stands on a glared one. The photo gets its doubtful cells back once the readable ones
     solve one way only (``restore_unreadable``). Live, the frames vote instead and a frame's reading
     keeps its votes: only the halo cells beside the core, lifted ``LIFTED`` towards white, are doubted.
     """
+    # a written-on page (entries, or pencil marks): the print model is unsure of pen and pencil
+    wide = wide and not (_sure_of_writing(kinds) or int((kinds.kinds == CANDIDATES).sum()) >= MARKED)
     core, halo = glare_cells(square)
     if not core and not (wide and halo):
         return ()
@@ -229,9 +231,7 @@ def unreadable_cells(square: np.ndarray, kinds: CellKinds, printed: Reading, sur
         agreed = print_alike & (printed.confidence >= sure)
         blank = (kinds.kinds == BLANK) & (kinds.probs[:, 0] >= sure) & (printed.digits == 0) & (
             printed.confidence >= sure)
-        doubtful &= ~agreed & ~blank
-        if not _sure_of_writing(kinds):  # print alone: on a written-on page the print model is unsure of pen
-            doubtful |= (kinds.kinds == GIVEN) & ~agreed
+        doubtful = (doubtful & ~agreed & ~blank) | ((kinds.kinds == GIVEN) & ~agreed)
     else:
         cover = glare_cover(square)  # there is a core: its washed-out cells are the glare
         assert cover is not None
@@ -241,6 +241,7 @@ def unreadable_cells(square: np.ndarray, kinds: CellKinds, printed: Reading, sur
     return tuple(int(i) for i in np.flatnonzero(doubtful))
 
 
+MARKED = 3  # cells of pencil marks that make a page written on (a glare's faded print is read as a pen's, not these)
 RESTORE = 0.3  # a doubtful cell is the solution's given when a reader gives the solution's digit this much
 INKED = 0.5  # ... and it holds a digit (its solution's digit must be one its readers see) below these odds of blank
 PICK_AMONG = 64  # the most solutions of the readable cells that the doubtful cells' ink is asked to choose between
@@ -771,7 +772,7 @@ def read_at(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitRe
             result = _settled(result, cell_kinds)
     if kinds is None or reading is printed or result.givens == printed.givens:
         result = faint_givens(result, printed if kinds is not None else reading, overrides=overrides)
-    glared = bool(unreadable)
+    glared = kinds is not None and glare_cover(seen.square) is not None
     if unreadable:
         result, unreadable = restore_unreadable(result, unreadable, glare_cells(seen.square)[0], cell_kinds, *seen_as)
     several = result.status == Status.SOLVED and result.message == SEVERAL
