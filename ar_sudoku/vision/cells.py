@@ -55,16 +55,16 @@ MAX_GAIN = 4.0  # ink is restored while the added light leaves it a quarter of i
 
 
 def is_spot(page: np.ndarray) -> bool:
-    """Whether the brightest paper of ``page`` (the grid's paper levels) is a spot, as a glare leaves, and
-    not the lit side of a page in a gradient (a book's gutter shadow, a lamp's fall-off).
+    """Whether the brightest paper of ``page`` (the grid's 9 x 9 cells' paper levels) is a spot, as a glare
+    leaves, and not the lit side of a page in a gradient (a book's gutter shadow, a lamp's fall-off).
 
-    The levels, brought to 9 x 9, are modelled as a row's light plus a column's (their medians): a
+    The levels are modelled as a row's light plus a column's (their medians): a
     shadow across the page along either way, or both, fits that; a glare's spot lights a few cells of
     some rows and columns and stands above it by ``SPOT`` of the way to white.
     """
+    if page.shape != (9, 9):  # a smooth paper map (the kind model's views): too smooth to tell, as before
+        return True
     levels = page.astype(np.float32)
-    if levels.shape != (9, 9):
-        levels = cv2.resize(levels, (9, 9), interpolation=cv2.INTER_AREA)
     typical = float(np.median(levels))
     expected = np.median(levels, axis=1, keepdims=True) + np.median(levels, axis=0, keepdims=True) - typical
     lift = (levels - expected) / np.maximum(255.0 - expected, 1.0)
