@@ -129,3 +129,27 @@ def test_the_frozen_flat_references_agree_with_the_annotated_outlines():
         lat = np.float32(refs[name]["lattice"]).reshape(10, 10, 2)
         side = float(np.linalg.norm(outline[0] - outline[2]))
         assert np.abs(L.corners_of(lat) - outline).max() < 0.04 * side, name
+
+
+def book_page(blur: float, shadow: float, size=(4000, 3000), seed: int = 1) -> np.ndarray:
+    """A 12 MP phone photo of a puzzle in a book: the page bowed over its spine (its lines curved, the side
+    nearer the spine foreshortened), the gutter's shadow falling off across the grid, a little out of focus."""
+    img, corners = page(EASY, cell=200, margin=300, seed=seed)
+    q = quad((size[0] / 2, size[1] / 2), 0.62 * size[1], 3, 0.04)
+    bent, _ = bend(place(img, corners, q, background(size, seed)), q, 0.08, lean=0.25, axis=0)
+    x = np.arange(size[0], dtype=np.float32)
+    spine = float(q[:, 0].min()) - 0.05 * size[0]
+    light = 1 - shadow * np.exp(-np.clip(x - spine, 0, None) / (0.12 * size[0])) * (x > spine - 0.1 * size[0])
+    out = cv2.GaussianBlur(bent.astype(np.float32) * light[None, :, None], (0, 0), blur)
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def test_a_bowed_blurred_book_page_in_its_gutter_shadow_is_found_and_read(tmp_path, capsys):
+    """Read from its JPEG as ``image`` reads a photo: the grid is found curled and read whole, and the lit side
+    of the gutter's shadow is not taken for a glare (no cell named unreadable)."""
+    src = tmp_path / "book.jpg"
+    cv2.imwrite(str(src), book_page(blur=12.0, shadow=0.7), [cv2.IMWRITE_JPEG_QUALITY, 90])
+    assert main(["image", str(src), "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["status"] == "solved" and obj["givens"] == EASY and obj["solution"] == EASY_SOLUTION
+    assert obj["unreadable"] == [] and obj.get("lattice") is not None

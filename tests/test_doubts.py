@@ -132,10 +132,11 @@ def _cell_centre(i: int) -> tuple[int, int]:
     return int(x), int(y)
 
 
-@pytest.mark.parametrize("cell, solved", [(4 * 9 + 4, False), (7, True)])
+@pytest.mark.parametrize("cell, solved", [(5 * 9 + 4, False), (4 * 9 + 4, True), (7, True)])
 def test_a_glare_spot_makes_its_cells_unreadable_never_a_wrong_digit(cell, solved, reader, tmp_path, capsys):
-    """Over r5c5 (a given 5 among givens: the puzzle is left open, and the message names the cells), or over
-    r1c8 (blank cells only: solved, and nothing drawn under the glare)."""
+    """Over r6c5 (a given 2 the puzzle needs: it is left open, and the message names the cells), over r5c5
+    (a blank among givens whose faded print in the glare's halo is read back once the rest solve one way
+    only: solved), or over r1c8 (blank cells only: solved, and nothing drawn under the glare)."""
     frame = cv2.GaussianBlur(rendered_frame(EASY, QUAD, size=(1280, 800), seed=2), (0, 0), 0.8)
     frame = (frame * 0.8).astype(np.uint8)  # a page under room light, not white paper
     glared = _glare(frame, _cell_centre(cell), (55, 40))
@@ -213,3 +214,65 @@ def test_a_blurred_or_noisy_picture_is_too_poor_to_call_a_digit_wrong():
     poor = {name: EntryOpinion(None, to_gray(img), QUAD, warped=warp_views_grid(to_gray(img), QUAD)).poor_picture()
             for name, img in pictures.items()}
     assert poor == {"sharp": False, "blurred": True, "noisy": True}
+
+
+def _readable_glare(frame: np.ndarray, centre: tuple[int, int], axes: tuple[int, int]) -> np.ndarray:
+    """A glare a person still reads through: at its core the light adds 75% of white, nothing saturates."""
+    h, w = frame.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    d = ((xx - centre[0]) / axes[0]) ** 2 + ((yy - centre[1]) / axes[1]) ** 2
+    alpha = (0.75 * np.exp(-d / 2))[..., None]
+    return (frame * (1 - alpha) + 255 * alpha).astype(np.uint8)
+
+
+def test_print_washed_out_but_present_under_a_glare_is_read_whole_and_solved(reader):
+    """A readable glare over r6c5 and its neighbours (givens the puzzle needs): the faded print is read, the
+    puzzle solved, no cell named unreadable and no digit wrong."""
+    frame = cv2.GaussianBlur(rendered_frame(EASY, QUAD, size=(1280, 800), seed=2), (0, 0), 0.8)
+    glared = _readable_glare((frame * 0.8).astype(np.uint8), _cell_centre(5 * 9 + 4), (110, 80))
+    res = analyse(glared, reader, kinds=KindReader()).result
+    assert res.givens == EASY and res.status == "solved" and res.solution == EASY_SOLUTION
+    assert res.unreadable == ()
+
+
+def _sure(givens: str) -> tuple[CellKinds, Reading]:
+    """Both readers sure of every cell of ``givens`` (print or blank)."""
+    k = np.zeros((81, 20), np.float32)
+    p = np.zeros((81, 10), np.float32)
+    for i, ch in enumerate(givens):
+        d = int(ch) if ch != "." else 0
+        k[i, d] = p[i, d] = 1.0
+    kinds = CellKinds(k.argmax(1).clip(0, 1).astype(np.int8), p.argmax(1).astype(np.int8), k, k.max(1))
+    return kinds, Reading(p.argmax(1), p.max(1), p)
+
+
+@pytest.mark.parametrize("faded, back", [(2, True), (7, False)])
+def test_a_doubtful_cell_comes_back_only_as_the_digit_its_ink_and_the_solution_agree_on(faded, back):
+    """r6c5 (a 2 the puzzle needs) faded in a glare's halo: the readers' 7 over the rest's several solutions
+    picks none, and the cell stays unreadable; their 2 picks the one solution, and the given comes back."""
+    from ar_sudoku.sudoku.rules import check_reading
+    from ar_sudoku.vision.reading import restore_unreadable
+
+    cell = 5 * 9 + 4
+    kinds, printed = _sure(EASY)
+    kinds.probs[cell] = 0.0
+    kinds.probs[cell, faded] = 0.9
+    kinds.probs[cell, 0] = 0.1
+    result = check_reading(unseen(printed, (cell,)))
+    assert result.status == "solved" and "several" in result.message
+    fixed, left = restore_unreadable(result, (cell,), (), kinds, unseen(printed, (cell,)), unseen(printed, (cell,)))
+    if back:
+        assert left == () and fixed.givens == EASY and fixed.solution == EASY_SOLUTION
+    else:
+        assert left == (cell,) and fixed.givens[cell] == "." and fixed is result
+
+
+def test_every_solution_is_listed_when_few_and_none_when_more():
+    from ar_sudoku.sudoku.solver import all_solutions, parse_line
+
+    open_cell = EASY[:49] + "." + EASY[50:]
+    found = all_solutions(parse_line(open_cell), 8)
+    assert found is not None and len(found) == 4 and EASY_SOLUTION in found
+    assert all(s[i] == ch for s in found for i, ch in enumerate(open_cell) if ch != ".")
+    assert all_solutions(parse_line(open_cell), 3) is None
+    assert all_solutions(parse_line("11" + "." * 79), 3) == []

@@ -42,3 +42,36 @@ def test_a_puzzle_printed_in_colour_or_with_odd_borders_is_found_and_read_as_pri
     assert res.status == "solved" and res.givens == EASY
     assert res.corners is not None and float(np.abs(res.corners - QUAD).max()) < 10
     assert res.written is not None and "e" not in res.written.cells and res.written.mistakes(res.solution) == ()
+
+
+def _bordered(border: tuple[int, int, int], width: int, cell: int = 60, margin: int = 90) -> tuple[np.ndarray,
+                                                                                                  np.ndarray]:
+    """EASY printed in black with its outer border alone drawn ``width`` px wide in ``border`` (outside the grid)."""
+    side = 9 * cell
+    img = np.full((side + 2 * margin, side + 2 * margin, 3), 245, np.uint8)
+    for i, ch in enumerate(EASY):
+        if ch != ".":
+            r, c = divmod(i, 9)
+            put_centered(img, ch, (margin + (c + 0.5) * cell, margin + (r + 0.5) * cell), cell * 0.55, BLACK)
+    for k in range(1, 9):
+        t = max(3, cell // 10) if k % 3 == 0 else max(1, cell // 30)
+        cv2.line(img, (margin + k * cell, margin), (margin + k * cell, margin + side), BLACK, t)
+        cv2.line(img, (margin, margin + k * cell), (margin + side, margin + k * cell), BLACK, t)
+    h = width // 2
+    cv2.rectangle(img, (margin - h, margin - h), (margin + side + h, margin + side + h), border, width)
+    return img, np.float32([[margin, margin], [margin + side, margin], [margin + side, margin + side],
+                            [margin, margin + side]])
+
+
+@pytest.mark.parametrize("border, width", [((185, 185, 185), 1), ((0, 0, 0), 40)],
+                         ids=["faint thin outer border", "very thick outer border"])
+def test_a_faint_thin_or_a_very_thick_outer_border_gives_the_grid_flat_and_in_place(border, width, reader):
+    """A hairline grey border (the outline broken at the search's size: the grid is fitted from its inner
+    lines, and a corner pulled off the faint border is no curl) or one two thirds of a cell thick."""
+    img, corners = _bordered(border, width)
+    frame = place(img, corners, QUAD, background((1280, 800), 1), blur=0.7)
+    res = analyse(frame, reader, kinds=KindReader()).result
+    assert res.status == "solved" and res.givens == EASY
+    cell = 600 / 9
+    assert res.corners is not None and float(np.abs(res.corners - QUAD).max()) < 0.25 * cell
+    assert res.lattice is not None and float(np.abs(res.lattice[0, 0] - QUAD[0]).max()) < 0.25 * cell

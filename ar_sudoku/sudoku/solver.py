@@ -616,6 +616,17 @@ def count_solutions(
     return CountResult(len(search.solutions), limit, not timed_out, first)
 
 
+def all_solutions(board: Board, limit: int, timeout: float | None = None) -> list[str] | None:
+    """Every solution of ``board`` when it has at most ``limit`` (none when its givens conflict), else None
+    (more, or the search ran out of time)."""
+    if validate(board):
+        return []
+    search, timed_out, _ = _search(board, timeout, limit + 1)
+    if timed_out or len(search.solutions) > limit:
+        return None
+    return [_to_text(s, search.t) for s in search.solutions]
+
+
 def solve_text(text: str, timeout: float | None = None) -> SolveResult:
     """Parse one puzzle and solve it: the one-call entry for scripts."""
     return solve(parse_puzzle(text), timeout)

@@ -48,7 +48,27 @@ def turn_cuts(cuts: CellCuts, k: int) -> CellCuts:
 
 GLARE_LIFT = 0.5  # paper lifted this far from the page's typical paper towards white: a glare's light is there
 BRIGHT_PAPER = 238  # paper this bright already leaves no room to tell a glare from the page
+# a spot standing this far towards white above its row's and column's light is a glare (the training photos
+# under a readable glare: 0.38 and up; as taken: up to 0.3; a gutter's shadow over a book page: 0.1-0.3)
+SPOT = 0.35
 MAX_GAIN = 4.0  # ink is restored while the added light leaves it a quarter of its contrast; past that, unreadable
+
+
+def is_spot(page: np.ndarray) -> bool:
+    """Whether the brightest paper of ``page`` (the grid's 9 x 9 cells' paper levels) is a spot, as a glare
+    leaves, and not the lit side of a page in a gradient (a book's gutter shadow, a lamp's fall-off).
+
+    The levels are modelled as a row's light plus a column's (their medians): a
+    shadow across the page along either way, or both, fits that; a glare's spot lights a few cells of
+    some rows and columns and stands above it by ``SPOT`` of the way to white.
+    """
+    if page.shape != (9, 9):  # a smooth paper map (the kind model's views): too smooth to tell, as before
+        return True
+    levels = page.astype(np.float32)
+    typical = float(np.median(levels))
+    expected = np.median(levels, axis=1, keepdims=True) + np.median(levels, axis=0, keepdims=True) - typical
+    lift = (levels - expected) / np.maximum(255.0 - expected, 1.0)
+    return float(lift.max()) >= SPOT
 
 
 def glare_gain(paper: np.ndarray, page: np.ndarray) -> np.ndarray | None:
@@ -68,7 +88,7 @@ def glare_gain(paper: np.ndarray, page: np.ndarray) -> np.ndarray | None:
     low, typical, high = (float(v) for v in np.percentile(sample, [5, 50, 95]))
     if typical >= BRIGHT_PAPER or high > SHADED * max(low, 1.0):
         return None
-    if (float(paper.max()) - typical) / (255.0 - typical) < GLARE_LIFT:
+    if (float(paper.max()) - typical) / (255.0 - typical) < GLARE_LIFT or not is_spot(page):
         return None
     lift = (paper - typical) / (255.0 - typical)
     return 1.0 / (1.0 - np.clip(lift, 0.0, 1.0 - 1.0 / MAX_GAIN))

@@ -47,6 +47,7 @@ CURLED_TRIES = 3  # the largest outlines that are tried as curled grids when no 
 MAX_BEND = 1.4  # cells: a "curled" fit further than this from flat is a wrong fit, not a page
 FLATTER = 0.1  # structure score a flat refit must gain over a bent fit to replace it: image1049 (a corner a
 # quarter cell off) 0.45 -> 0.80; on 12 other photos, curled pages among them, the refit gains 0.002-0.017
+LOCAL_BEND = 4  # crossings: a bent fit with no more than these off the homography of the rest is a flat grid
 SAME_BEND = 1.0  # cells: a curled fit one corner off a flat grid's is that grid only when bent no more
 MIN_FILL = 0.45  # a curled outline's lattice must find ten lines in a band this well (grids 0.5+, print 0.4-)
 
@@ -629,16 +630,20 @@ def _flatter(gray: np.ndarray, lattice: np.ndarray) -> np.ndarray:
     lines there, and the fit can bend to neighbouring print. The crossings that did land on lines give
     a homography (RANSAC); fitted again from it, a flat page's grid comes out flat and on its lines. It
     must fit clearly better (``FLATTER``): a curled page's flat refit can score a hair above its own fit.
+    A "bend" at a few crossings only (``LOCAL_BEND``: all but these few on one homography) is no page's
+    curl but a corner pulled off a faint outer border, which the score (inner lines) does not see: there
+    the flat refit is taken when it fits as well.
     """
     ideal = np.stack(np.meshgrid(np.arange(10), np.arange(10)), -1).reshape(-1, 2).astype(np.float32)
     cell = float(np.linalg.norm(lattice[0, 0] - lattice[9, 9])) / (9 * 2**0.5)
-    hmat, _ = cv2.findHomography(ideal, lattice.reshape(-1, 2).astype(np.float32), cv2.RANSAC, 0.1 * cell)
+    hmat, inliers = cv2.findHomography(ideal, lattice.reshape(-1, 2).astype(np.float32), cv2.RANSAC, 0.1 * cell)
     if hmat is None:
         return lattice
     guess = cv2.perspectiveTransform(ideal[None], hmat)[0].reshape(10, 10, 2)
     flat, contrast = refine(gray, guess, cell=24, reach=0.2, rounds=1)
     gain = structure_score(gray, corners_of(flat), flat) - structure_score(gray, corners_of(lattice), lattice)
-    return flat if contrast > 0 and gain >= FLATTER else lattice
+    local = inliers is not None and len(ideal) - int(inliers.sum()) <= LOCAL_BEND
+    return flat if contrast > 0 and (gain >= FLATTER or (local and gain >= 0)) else lattice
 
 
 def find_grid(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.02,

@@ -14,13 +14,15 @@ import cv2
 import numpy as np
 
 from ar_sudoku.sudoku.rules import SEVERAL, BoardResult, Reading, check_reading, faint_givens
+from ar_sudoku.sudoku.solver import all_solutions, parse_line
 from ar_sudoku.sudoku.vocabulary import Status, is_empty
 from ar_sudoku.sudoku.written import NAMES, Written, from_kinds, settle
-from ar_sudoku.vision.cells import CELL, cut_cells, turn_cuts, warp_grid
+from ar_sudoku.vision.cells import CELL, cut_cells, glare_gain, turn_cuts, warp_grid
 from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.entries import candidate_pieces, cell_region, entry_crops, ink_height
 from ar_sudoku.vision.grid import GridQuad, at_edge, find_grid, find_grids, reading_order, refits, to_gray, unshade
 from ar_sudoku.vision.kinds import (
+    BLANK,
     CANDIDATES,
     ENTRY,
     GIVEN,
@@ -152,46 +154,156 @@ def _missed_print(printed: Reading, kinds: CellKinds) -> Reading:
 
 SATURATED = 250  # grey level of a washed-out pixel (glare)
 WASHED = 0.4  # share of a cell's middle this bright: nothing can be seen there, it is unreadable
-LIFTED = 0.5  # a cell whose paper is lifted this far from the page's paper towards white is in a glare's halo
+LIFTED = 0.5  # paper lifted this far from the page's paper towards white somewhere: the picture has a glare
+# a cell whose paper a glare lifts this far towards white has lost that share of its ink's contrast: its faded
+# print looks like a pen's or a pencil's line, an 8 like a 3 (its halo)
+HALO = 0.2
 BRIGHT_PAPER = 238  # pages whose paper is this bright already: glare cannot be told from paper
+
+
+def glare_cover(square: np.ndarray) -> np.ndarray | None:
+    """Per cell, the share of white a glare adds to it (0 = none, 1 = saturated), or None without a glare.
+
+    ``square``: the grid in grey at VIEW_CELL px a cell with VIEW_MARGIN px around it (``GridViews.square``).
+    A glare adds white light: pixel = (1 - a) * page + a * 255, so a cell's paper (the 75th percentile
+    of its middle) lifted above the page's typical paper gives a. Measured, not assumed: a spot's halo
+    is as wide as its light falls off. Pages whose paper is nearly white already, or that are unevenly
+    lit (a shadow, ``glare_gain``), and pictures with no cell lifted by ``LIFTED`` have no glare.
+    """
+    inner = square[VIEW_MARGIN: VIEW_MARGIN + 9 * VIEW_CELL, VIEW_MARGIN: VIEW_MARGIN + 9 * VIEW_CELL]
+    q = VIEW_CELL // 5
+    middle = inner.reshape(9, VIEW_CELL, 9, VIEW_CELL)[:, q: VIEW_CELL - q, :, q: VIEW_CELL - q]
+    middle = middle.transpose(0, 2, 1, 3).reshape(81, -1)
+    washed = (middle >= SATURATED).mean(axis=1)
+    paper_of = np.percentile(middle, 75, axis=1)
+    page = float(np.median(paper_of))
+    if page >= BRIGHT_PAPER:
+        return None
+    cover = np.clip((paper_of - page) / (255.0 - page), 0.0, 1.0)
+    if not (washed >= WASHED).any() and (cover.max() < LIFTED or glare_gain(paper_of, paper_of.reshape(9, 9)) is None):
+        return None
+    return np.where(washed >= WASHED, np.maximum(cover, washed), cover).astype(np.float32)
 
 
 def glare_cells(square: np.ndarray) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Cells under a glare: (washed out, in its halo).
 
-    ``square``: the grid in grey at VIEW_CELL px a cell with VIEW_MARGIN px around it
-    (``GridViews.square``). A glare spot on a glossy page leaves no ink to see in its core: such a
-    cell is neither blank nor a digit (a saturated middle with no ink darker than the page's paper).
-    Next to the core the ink is faded towards white, so print there looks like a pen's or a
-    pencil's line: a halo cell (its paper lifted towards white) is read only when it is surely print.
-    Pages whose paper is nearly white already are left alone (glare cannot be told from paper).
+    ``square``: as :func:`glare_cover`. A glare spot on a glossy page leaves no ink to see in its
+    core: such a cell is neither blank nor a digit (a saturated middle with no ink darker than the
+    page's paper). Around the core the ink is faded towards white by as much as the glare covers the
+    cell (``glare_cover``): a halo cell (covered by ``HALO`` or more) is read only when it is surely print.
     """
+    cover = glare_cover(square)
+    if cover is None:
+        return (), ()
     inner = square[VIEW_MARGIN: VIEW_MARGIN + 9 * VIEW_CELL, VIEW_MARGIN: VIEW_MARGIN + 9 * VIEW_CELL]
     q = VIEW_CELL // 5
-    grid = inner.reshape(9, VIEW_CELL, 9, VIEW_CELL)[:, q: VIEW_CELL - q, :, q: VIEW_CELL - q]
-    washed = (grid >= SATURATED).mean(axis=(1, 3)).reshape(81)
-    if not (washed >= WASHED).any():  # most pictures: no glare, nothing more to measure
-        return (), ()
-    middle = grid.transpose(0, 2, 1, 3).reshape(81, -1)
+    middle = inner.reshape(9, VIEW_CELL, 9, VIEW_CELL)[:, q: VIEW_CELL - q, :, q: VIEW_CELL - q]
+    middle = middle.transpose(0, 2, 1, 3).reshape(81, -1)
+    washed = (middle >= SATURATED).mean(axis=1)
     paper_of, darkest = np.percentile(middle, [75, 1], axis=1)
-    paper = float(np.median(paper_of))
-    if paper >= BRIGHT_PAPER:
-        return (), ()
-    core = (washed >= WASHED) & (darkest >= paper)  # no ink darker than the page's paper is left to see
-    if not core.any():
-        return (), ()
-    near = cv2.dilate(core.reshape(9, 9).astype(np.uint8), np.ones((3, 3), np.uint8)).reshape(81) > 0
-    halo = near & ~core & ((paper_of - paper) >= LIFTED * (255.0 - paper))
+    core = (washed >= WASHED) & (darkest >= float(np.median(paper_of)))  # no ink darker than the page's paper
+    halo = ~core & (cover >= HALO)
     return tuple(int(i) for i in np.flatnonzero(core)), tuple(int(i) for i in np.flatnonzero(halo))
 
 
-def unreadable_cells(square: np.ndarray, kinds: CellKinds, printed: Reading, sure: float = 0.9) -> tuple[int, ...]:
-    """The cells a glare hides: its core, and the halo cells that are not surely print read alike by both models."""
+def unreadable_cells(square: np.ndarray, kinds: CellKinds, printed: Reading, sure: float = 0.9,
+                     wide: bool = False) -> tuple[int, ...]:
+    """The cells a glare hides: its core, and the halo cells that are not surely print read alike by both models.
+
+    ``wide`` (a photo of print alone; a written-on page is read as live): the whole halo by the glare's
+    measured cover, less the cells both models see surely blank, and, anywhere on a glared page, a given
+    the two models do not read alike, because
+    the cells a glare hides are the rules' checks: a misread digit that the rules would correct on a
+    clear page stands on a glared one. The photo gets its doubtful cells back once the readable ones
+    solve one way only (``restore_unreadable``). Live, the frames vote instead and a frame's reading
+    keeps its votes: only the halo cells beside the core, lifted ``LIFTED`` towards white, are doubted.
+    """
+    # a written-on page (entries, or pencil marks): the print model is unsure of pen and pencil
+    wide = wide and not (_sure_of_writing(kinds) or int((kinds.kinds == CANDIDATES).sum()) >= MARKED)
     core, halo = glare_cells(square)
+    if not core and not (wide and halo):
+        return ()
     p_given = kinds.probs[:, 1:10].sum(axis=1)
-    doubtful = [i for i in halo if not (kinds.kinds[i] == GIVEN and p_given[i] >= sure
-                                        and int(printed.digits[i]) == int(kinds.digits[i]))]
-    return tuple(sorted(core + tuple(doubtful)))
+    print_alike = (kinds.kinds == GIVEN) & (p_given >= sure) & (printed.digits == kinds.digits)
+    doubtful = np.zeros(81, bool)
+    doubtful[list(halo)] = True
+    if wide:
+        agreed = print_alike & (printed.confidence >= sure)
+        blank = (kinds.kinds == BLANK) & (kinds.probs[:, 0] >= sure) & (printed.digits == 0) & (
+            printed.confidence >= sure)
+        doubtful = (doubtful & ~agreed & ~blank) | ((kinds.kinds == GIVEN) & ~agreed)
+    else:
+        cover = glare_cover(square)  # there is a core: its washed-out cells are the glare
+        assert cover is not None
+        near = cv2.dilate(np.isin(np.arange(81), core).reshape(9, 9).astype(np.uint8), np.ones((3, 3), np.uint8))
+        doubtful &= (near.reshape(81) > 0) & (cover >= LIFTED) & ~print_alike
+    doubtful[list(core)] = True
+    return tuple(int(i) for i in np.flatnonzero(doubtful))
+
+
+MARKED = 3  # cells of pencil marks that make a page written on (a glare's faded print is read as a pen's, not these)
+RESTORE = 0.3  # a doubtful cell is the solution's given when a reader gives the solution's digit this much
+INKED = 0.5  # ... and it holds a digit (its solution's digit must be one its readers see) below these odds of blank
+PICK_AMONG = 64  # the most solutions of the readable cells that the doubtful cells' ink is asked to choose between
+
+
+def restore_unreadable(result: BoardResult, unreadable: tuple[int, ...], core: tuple[int, ...], kinds: CellKinds,
+                       printed: Reading, fused: Reading, timeout: float = 1.0) -> tuple[BoardResult, tuple[int, ...]]:
+    """The doubtful cells of a glared photo given back once the puzzle's solution is known.
+
+    The cells read surely (the doubtful ones left out) are solved. When they leave several solutions,
+    the doubtful cells' ink chooses (their likeliest digits, printed or written, with the sure cells
+    solve one way only, or one of the sure cells' few solutions alone fits them): a doubtful cell that
+    holds a digit (a reader, ``printed``, ``fused`` as read before the doubt or ``kinds``, gives blank
+    under ``INKED``) allows only the digits a reader gives ``RESTORE`` of its odds. Then a doubtful
+    cell the kind model reads as the person's entry of the solution's digit is read as entries are
+    (``written_part``), one whose ink a reader takes for the solution's printed digit is that given,
+    one both readers see as blank is blank,
+    and the rest, with the glare's ``core`` (nothing is seen there), stay unreadable: a digit is never
+    put where the page shows none, and a faded 8 never becomes a 3.
+    """
+    if result.status != Status.SOLVED or not result.solution or not result.givens:
+        return result, unreadable
+    cells = [i for i in unreadable if i not in core and result.givens[i] == "."]
+    support = np.maximum(np.maximum(printed.probs[:, 1:10], fused.probs[:, 1:10]), kinds.probs[:, 1:10])
+    written = kinds.probs[:, 10:19]  # a handwritten entry's digit: it stays the person's, read as entries are
+    either = np.maximum(support, written)
+    if result.message == SEVERAL:
+        inked = [i for i in cells if min(printed.probs[i, 0], fused.probs[i, 0], kinds.probs[i, 0]) < INKED]
+        if not inked:
+            return result, unreadable
+        # the doubtful cells' likeliest digits with the sure ones: one solution, or the sure ones' solutions
+        # (when few) of which one alone fits every doubtful cell's ink
+        best = list(result.givens)
+        for i in inked:
+            d = int(either[i].argmax()) + 1
+            if either[i, d - 1] >= RESTORE:
+                best[i] = str(d)
+        found = all_solutions(parse_line("".join(best)), 1, timeout)
+        if not found:
+            found = all_solutions(parse_line(result.givens), PICK_AMONG, timeout) or []
+        fit = [s for s in found if all(either[i, int(s[i]) - 1] >= RESTORE for i in inked)]
+        if len(fit) != 1:
+            return result, unreadable
+        result = replace(result, solution=fit[0], message="")
+    assert result.solution is not None and result.givens is not None
+    givens = list(result.givens)
+    conf = None if result.confidence is None else result.confidence.copy()
+    restored = set()
+    for i in cells:
+        d = int(result.solution[i])
+        if written[i, d - 1] >= RESTORE and written[i].sum() > kinds.probs[i, 1:10].sum():
+            restored.add(i)  # the person's entry of the solution's digit: read as entries are
+        elif support[i, d - 1] >= RESTORE:
+            givens[i] = result.solution[i]
+            restored.add(i)
+            if conf is not None:
+                conf[i] = float(support[i, d - 1])
+        elif kinds.kinds[i] == BLANK and printed.digits[i] == 0 and fused.digits[i] == 0:
+            restored.add(i)
+    left = tuple(i for i in unreadable if i not in restored)
+    return replace(result, givens="".join(givens), confidence=conf), left
 
 
 def unseen(reading: Reading, cells: tuple[int, ...]) -> Reading:
@@ -539,7 +651,16 @@ def process_image(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
     quad = find_grid(gray)
     if quad is None:
         return BoardResult(Status.NO_GRID, message="no Sudoku grid found", ms=(time.perf_counter() - t0) * 1e3)
-    return read_at(image, gray, quad, reader, timeout, overrides, kinds, t0)
+    result = read_at(image, gray, quad, reader, timeout, overrides, kinds, t0)
+    if _printed_full(result.givens):
+        # a solution printed beside the puzzle, taken for the grid when a glare or a fold breaks the puzzle's
+        # own lines: the puzzle is another grid of the picture
+        for other in find_grids(gray):
+            if np.abs(other.corners - quad.corners).max() > 0.1 * np.ptp(quad.corners[:, 0]):
+                again = read_at(image, gray, other, reader, timeout, overrides, kinds, t0)
+                if not _printed_full(again.givens):
+                    return again
+    return result
 
 
 def process_images(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
@@ -666,9 +787,10 @@ def read_at(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitRe
         seen = grid_views(image, corners, bent)
         second = EntryOpinion(kinds, gray, corners, bent, seen.square)
         cell_kinds = small_print_is_written(kinds.read(seen.views, seen.inks), second, seen.views)
-        unreadable = unreadable_cells(seen.square, cell_kinds, reading)
+        unreadable = unreadable_cells(seen.square, cell_kinds, reading, wide=True)
         printed, reading = reading, fuse(reading, cell_kinds)
         if unreadable:
+            seen_as = (printed, reading)
             printed, reading = unseen(printed, unreadable), unseen(reading, unreadable)
         if reading is not printed and not _sure_of_writing(cell_kinds):
             # a few doubtful "entries" on what may be a clean printed page: if the page read as all print
@@ -683,6 +805,9 @@ def read_at(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitRe
             result = _settled(result, cell_kinds)
     if kinds is None or reading is printed or result.givens == printed.givens:
         result = faint_givens(result, printed if kinds is not None else reading, overrides=overrides)
+    glared = kinds is not None and glare_cover(seen.square) is not None
+    if unreadable:
+        result, unreadable = restore_unreadable(result, unreadable, glare_cells(seen.square)[0], cell_kinds, *seen_as)
     several = result.status == Status.SOLVED and result.message == SEVERAL
     if unreadable and several:  # the cells glare hides are needed: say which, draw nothing
         result = replace(result, status=Status.UNSOLVABLE, solution=None,
@@ -693,7 +818,9 @@ def read_at(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitRe
         # entries are checked against the one solution only: one of several would call right entries wrong
         written = written_part(result.givens, cell_kinds, printed, None if several else result.solution, second,
                                unreadable)
-        if several:
+        if several or (glared and result.corrected):
+            # under a glare the rules see fewer cells: a solution they had to correct the reading for may be
+            # another puzzle's, and a right entry would be called wrong against it
             written = replace(written, checked=False)
         clashes = written.clashes(result.givens)
         if clashes:
