@@ -123,3 +123,31 @@ def test_print_faded_under_a_readable_glare_is_read_and_a_shadow_is_not_taken_fo
     lit = robust.glare_readable(photo.image, np.random.default_rng(10), box)
     gain = glare_gain(paper(lit), paper(lit))
     assert gain is not None and gain.max() > 2 and np.median(gain) == 1.0
+
+
+@pytest.mark.data
+def test_a_page_written_in_black_pen_and_out_of_focus_keeps_its_entries_apart_from_its_print(robust, monkeypatch):
+    """image102 (train split) under the benchmark's Gaussian blur: black pen on grey print, so colour cannot
+    tell them apart, and blurred, six pen entries looked like print (read as givens). The out-of-focus grid's
+    views are now sharpened (``kinds.unblur``); the photo as taken and a shaken (streaked) one are not."""
+    from ar_sudoku.io.images import decode_image
+    from ar_sudoku.vision import kinds
+
+    item = next(it for it in robust.items("train") if it.name == "image102" and it.group == "mixed")
+    data = item.path.read_bytes()
+    photo = decode_image(data, full=False)
+    box = np.float32(item.box) / photo.scale
+    soft = robust.degrade(data, photo.image, item.name, "blur", box)
+    obj = robust.read_json(soft)
+    assert obj["givens"] == item.givens and obj["entries"] == item.entries
+    assert obj["status"] == "solved" and not obj.get("mistakes")
+
+    corners = np.float32(obj["corners"])
+    pictures = {c: cv2.imdecode(np.frombuffer(robust.degrade(data, photo.image, item.name, c, box), np.uint8),
+                                cv2.IMREAD_COLOR) for c in ("taken", "blur", "motion")}
+    seen = {c: kinds.grid_views(img, corners).views for c, img in pictures.items()}
+    monkeypatch.setattr(kinds, "unblur", lambda norm, cell, margin: norm)
+    unsharpened = {c: kinds.grid_views(img, corners).views for c, img in pictures.items()}
+    assert np.array_equal(seen["taken"], unsharpened["taken"])
+    assert np.array_equal(seen["motion"], unsharpened["motion"])
+    assert not np.array_equal(seen["blur"], unsharpened["blur"])
