@@ -275,7 +275,9 @@ def small_print_is_written(kinds: CellKinds, second: EntryOpinion, views: np.nda
     if len(reference) < MIN_REFERENCE:
         return kinds
     limit = SMALL_PRINT * float(np.median(reference))
-    small = [i for i in surest + maybe if 0 < heights[i] < limit]  # a sure 'given' may be handwriting too
+    # a sure 'given' may be handwriting too; but not one in the givens' own ink, on a page of two inks
+    ink = kinds.ink if kinds.ink is not None else np.zeros(81, np.float32)
+    small = [i for i in surest + maybe if 0 < heights[i] < limit and ink[i] >= 0]
     if not small:
         return kinds
     votes = np.zeros(81, np.float32)
