@@ -24,11 +24,13 @@ from ar_sudoku.vision.kinds import (
     CANDIDATES,
     ENTRY,
     GIVEN,
+    INK_SKIP,
     CellKinds,
     KindReader,
     apply_votes,
     decide,
     grid_views,
+    ink_scores,
     warp_views_grid,
 )
 from ar_sudoku.vision.kinds import CELL as VIEW_CELL
@@ -99,6 +101,41 @@ def read_oriented(gray: np.ndarray, corners: np.ndarray, reader: DigitReader,
     if _score(recut) <= upright:
         return corners, reading, lattice
     return np.roll(corners, -k, axis=0), recut, None if lattice is None else rotate(lattice, k)
+
+
+# A turn chosen by the print model with a score below this (print read the right way up: about -0.04, under
+# blur and noise as well) is asked of the cell-kind model too
+WEAK_TURN = -0.15
+
+
+def _kinds_score(image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None, kinds: KindReader) -> float:
+    """The cell-kind model's mean log-confidence over the inked cells of the grid seen with ``corners`` first."""
+    views = grid_views(image, corners, lattice).views
+    inked = np.flatnonzero(ink_scores(views, kinds.margin) > INK_SKIP)
+    if not len(inked):
+        return 0.0
+    return float(np.log(np.maximum(kinds.probabilities(views[inked]).max(axis=1), 1e-6)).mean())
+
+
+Oriented = tuple[np.ndarray, Reading, np.ndarray | None]  # corners, reading, lattice (as read_oriented gives them)
+
+
+def confirm_turn(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitReader, kinds: KindReader,
+                 turned: Oriented) -> Oriented:
+    """:func:`read_oriented`'s answer, or the grid as found when a weak turn is not what the cell-kind model sees.
+
+    The print model tells which way is up from the printed digits; a shaken or blurred written-on page
+    leaves it few it is sure of, and a turn then wins by a hair over upright (the wrong way: 8 of the
+    124 training written-on photos shaken). The cell-kind model, which knows handwriting too, is asked
+    then: the turn stands only if it reads the page's inked cells more surely that way than upright.
+    """
+    corners, reading, bent = turned
+    if np.array_equal(corners, quad.corners) or _score(reading) >= WEAK_TURN:
+        return turned
+    lattice = quad.lattice if quad.bent else None
+    if _kinds_score(image, corners, bent, kinds) > _kinds_score(image, quad.corners, lattice, kinds):
+        return turned
+    return quad.corners, read_grid(gray, quad.corners, reader, lattice), lattice
 
 
 def fuse(printed: Reading, kinds: CellKinds) -> Reading:
@@ -623,6 +660,8 @@ def read_at(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitRe
             overrides: dict[int, int] | None, kinds: KindReader | None, t0: float) -> BoardResult:
     """Digits, rules and solution of the grid ``quad`` in ``image`` (``ms`` counted from ``t0``)."""
     corners, reading, bent = read_oriented(gray, quad.corners, reader, quad.lattice if quad.bent else None)
+    if kinds is not None:
+        corners, reading, bent = confirm_turn(image, gray, quad, reader, kinds, (corners, reading, bent))
     if bent is not None:
         lattice = bent
     else:  # flat: the fitted crossings (or the corners' own), turned as the corners were
