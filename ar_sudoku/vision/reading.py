@@ -31,6 +31,7 @@ from ar_sudoku.vision.kinds import (
     decide,
     grid_views,
     ink_scores,
+    paper_noise,
     warp_views_grid,
 )
 from ar_sudoku.vision.kinds import CELL as VIEW_CELL
@@ -54,7 +55,24 @@ def warp(gray: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None = Non
 
 def read_grid(gray: np.ndarray, corners: np.ndarray, reader: DigitReader,
               lattice: np.ndarray | None = None) -> Reading:
-    return reader.read(cut_cells(warp(gray, corners, lattice)))
+    return reader.read(cut_cells(quiet_digits(warp(gray, corners, lattice))))
+
+
+# A digit-model grid (CELL px a cell) whose paper's typical Laplacian is above this share of its contrast is
+# speckled by a sensor's noise (training photos as taken: 0.01-0.06; in the benchmark's dim room 0.17-0.31) ...
+NOISY_DIGITS = 0.12
+DIGITS_SIGMA = 0.8  # ... and is smoothed by a Gaussian this wide (px) before its cells are cut
+
+
+def quiet_digits(warped: np.ndarray) -> np.ndarray:
+    """The print model's grid with a dim room's sensor noise smoothed away; a clean grid as it is.
+
+    Speckle on a printed 6 closes its gap into an 8 and breaks print into handwriting-like strokes
+    (issue 21), as :func:`ar_sudoku.vision.kinds.quiet` found for the cell-kind model's views.
+    """
+    if paper_noise(warped, CELL, 0) <= NOISY_DIGITS:
+        return warped
+    return cv2.GaussianBlur(warped, (0, 0), DIGITS_SIGMA)
 
 
 def _score(reading: Reading) -> float:
@@ -79,7 +97,7 @@ def read_oriented(gray: np.ndarray, corners: np.ndarray, reader: DigitReader,
     Corners (and the lattice) come back turned so that the first is the
     puzzle's own top-left.
     """
-    warped = warp(gray, corners, lattice)
+    warped = quiet_digits(warp(gray, corners, lattice))
     cuts = cut_cells(warped)
     reading = reader.read(cuts)
     inked = reading.digits > 0
