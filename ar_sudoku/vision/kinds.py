@@ -68,6 +68,7 @@ SOFT_RAMP = 0.1
 SHARPEN = 3.0  # the unsharp mask's full amount ...
 SHARPEN_SIGMA = 0.75  # ... and its Gaussian, px at the views' half scale
 STREAKED = 0.75  # edges of one direction (of four) less steep than this share of the steepest: a streak, not focus
+EVEN_RAMP = 0.1  # ... and sharpened the less, the nearer it is to a streak's (fully at STREAKED + EVEN_RAMP)
 
 
 @dataclass(frozen=True)
@@ -234,7 +235,7 @@ def unblur(norm: np.ndarray, cell: int = CELL, margin: int = MARGIN) -> np.ndarr
     steep, even = edge_steepness(norm, cell, margin)
     if even < STREAKED:
         return norm
-    amount = SHARPEN * min(1.0, (SOFT - steep) / SOFT_RAMP)
+    amount = SHARPEN * min(1.0, (SOFT - steep) / SOFT_RAMP) * min(1.0, (even - STREAKED) / EVEN_RAMP)
     return norm + amount * (norm - cv2.GaussianBlur(norm, (0, 0), SHARPEN_SIGMA))
 
 
@@ -308,8 +309,8 @@ def grid_views(image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | Non
     q = step // 5
     ink = float(np.percentile(inner[:, q: step - q, :, q: step - q], 99.3))
     half = diff / max(ink, 12.0)
-    if smooth is w:  # a noisy grid (a dim room) is smoothed, and sharpening it would bring the noise back
-        half = unblur(half, cell, margin)
+    if smooth is w and gain is None:  # a noisy grid (a dim room) is smoothed, and sharpening it would bring the
+        half = unblur(half, cell, margin)  # noise back; a glare's restored ink is too uneven to judge the focus by
     half = np.clip(half, 0.0, 1.5)
     s0, s1 = half.strides
     views = np.lib.stride_tricks.as_strided(half, (9, 9, view, view), (step * s0, step * s1, s0, s1))
