@@ -60,6 +60,15 @@ TWO_INKS = 0.1  # how far apart (in optical-density shares) two inks must be to 
 # noise: 0.07-0.14; the held-out photos as taken: 0.01-0.05, and they are left exactly as they are) ...
 NOISY_PAPER = 0.06
 QUIET_SIGMA = 1.2  # ... and is smoothed by a Gaussian this wide (px at CELL scale) before its views are cut
+# A grid whose ink edges rise by less than SOFT of the typical ink a pixel (half scale, across x or y, the less
+# steep) is out of focus, and its views are sharpened: the more the further below, fully at SOFT - SOFT_RAMP.
+# (On the training photos as taken 0.42-1.31, a tenth below 0.52; blurred by 1.6 px on 640: 0.23-1.13.)
+SOFT = 0.60
+SOFT_RAMP = 0.1
+SHARPEN = 3.0  # the unsharp mask's full amount ...
+SHARPEN_SIGMA = 0.75  # ... and its Gaussian, px at the views' half scale
+STREAKED = 0.75  # edges of one direction (of four) less steep than this share of the steepest: a streak, not focus
+EVEN_RAMP = 0.1  # ... and sharpened the less, the nearer it is to a streak's (fully at STREAKED + EVEN_RAMP)
 
 
 @dataclass(frozen=True)
@@ -187,6 +196,49 @@ def quiet(square: np.ndarray, cell: int = CELL, margin: int = MARGIN) -> np.ndar
     return cv2.GaussianBlur(square, (0, 0), QUIET_SIGMA)
 
 
+def edge_steepness(norm: np.ndarray, cell: int = CELL, margin: int = MARGIN, *,
+                   even: bool = True) -> tuple[float, float]:
+    """How steeply the ink's edges rise in ``norm`` (the grid at half scale, 1 = typical ink): (across x or y,
+    the less steep; the least steep of four directions over the steepest, 1.0 unless ``even`` is asked).
+
+    The steepest edges (a high percentile of the Sobel response) of print and grid lines are a pixel or
+    two wide in focus and spread with the blur. A shaken camera smears them along its motion only, so
+    the second figure is well below 1 for a streak and near it for a picture merely out of focus.
+    The percentiles are taken on every other row: as many edges, at a fraction of the sorting.
+    """
+    step, m = cell // 2, margin // 2
+    inner = norm[m: m + 9 * step, m: m + 9 * step]
+    gx = cv2.Sobel(inner, cv2.CV_32F, 1, 0)[::2]
+    gy = cv2.Sobel(inner, cv2.CV_32F, 0, 1)[::2]
+
+    def steepest(g: np.ndarray) -> float:
+        return float(np.percentile(np.abs(g), 99.5)) / 4
+
+    across = [steepest(gx), steepest(gy)]
+    if not even:
+        return min(across), 1.0
+    c = np.float32(np.sqrt(0.5))
+    steep = across + [steepest(c * (gx + gy)), steepest(c * (gx - gy))]
+    return min(across), min(steep) / max(max(steep), 1e-6)
+
+
+def unblur(norm: np.ndarray, cell: int = CELL, margin: int = MARGIN) -> np.ndarray:
+    """``norm`` (the grid at half scale, 1 = typical ink) sharpened if it is out of focus; else as it is.
+
+    The cell model learnt handwriting from sharp photos: out of focus, a pen's thin strokes swell
+    into print's soft, even ones, and entries were read as givens (issue 21). An unsharp mask,
+    stronger the blurrier the grid, gives the strokes back their edges. A shaken camera's streak
+    (``STREAKED``) is not a blur an isotropic mask undoes: it only rings, and is left alone.
+    """
+    if edge_steepness(norm, cell, margin, even=False)[0] >= SOFT:  # most pictures: in focus, nothing more to measure
+        return norm
+    steep, even = edge_steepness(norm, cell, margin)
+    if even < STREAKED:
+        return norm
+    amount = SHARPEN * min(1.0, (SOFT - steep) / SOFT_RAMP) * min(1.0, (even - STREAKED) / EVEN_RAMP)
+    return norm + amount * (norm - cv2.GaussianBlur(norm, (0, 0), SHARPEN_SIGMA))
+
+
 def warp_views_grid(gray: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None = None, *,
                     cell: int = CELL, margin: int = MARGIN) -> np.ndarray:
     """The grid seen square-on at ``cell`` px a cell, with ``margin`` px of page around it.
@@ -226,7 +278,8 @@ def grid_views(image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | Non
     Views: (81, VIEW, VIEW) float32, 0 = paper, 1 = typical ink. ``image`` is the whole picture
     (grey or BGR uint8), ``corners`` the grid's TL, TR, BR, BL in it. Each view is the cell with a
     quarter-cell margin of its neighbours, the ink measured against the local paper and scaled by
-    the grid's own ink level (so pencil stays lighter than print).
+    the grid's own ink level (so pencil stays lighter than print); a grid out of focus is sharpened
+    (:func:`unblur`).
 
     Inks: (81, 3) float32, the shares of blue, green and red in the optical density of the cell's
     ink (the page's own paper colour as white; NaN where the cell holds too little ink). Colour needs
@@ -255,7 +308,10 @@ def grid_views(image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | Non
     inner = diff[m: m + 9 * step, m: m + 9 * step].reshape(9, step, 9, step)
     q = step // 5
     ink = float(np.percentile(inner[:, q: step - q, :, q: step - q], 99.3))
-    half = np.clip(diff / max(ink, 12.0), 0.0, 1.5)
+    half = diff / max(ink, 12.0)
+    if smooth is w and gain is None:  # a noisy grid (a dim room) is smoothed, and sharpening it would bring the
+        half = unblur(half, cell, margin)  # noise back; a glare's restored ink is too uneven to judge the focus by
+    half = np.clip(half, 0.0, 1.5)
     s0, s1 = half.strides
     views = np.lib.stride_tricks.as_strided(half, (9, 9, view, view), (step * s0, step * s1, s0, s1))
     inks = None if colour is None else _cell_inks(colour, 0.3 * max(ink, 12.0), cell, margin)

@@ -26,11 +26,14 @@ from ar_sudoku.vision.kinds import (
     CANDIDATES,
     ENTRY,
     GIVEN,
+    INK_SKIP,
     CellKinds,
     KindReader,
     apply_votes,
     decide,
     grid_views,
+    ink_scores,
+    paper_noise,
     warp_views_grid,
 )
 from ar_sudoku.vision.kinds import CELL as VIEW_CELL
@@ -55,7 +58,24 @@ def warp(gray: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None = Non
 
 def read_grid(gray: np.ndarray, corners: np.ndarray, reader: DigitReader,
               lattice: np.ndarray | None = None) -> Reading:
-    return reader.read(cut_cells(warp(gray, corners, lattice)))
+    return reader.read(cut_cells(quiet_digits(warp(gray, corners, lattice))))
+
+
+# A digit-model grid (CELL px a cell) whose paper's typical Laplacian is above this share of its contrast is
+# speckled by a sensor's noise (training photos as taken: 0.01-0.06; in the benchmark's dim room 0.17-0.31) ...
+NOISY_DIGITS = 0.12
+DIGITS_SIGMA = 0.8  # ... and is smoothed by a Gaussian this wide (px) before its cells are cut
+
+
+def quiet_digits(warped: np.ndarray) -> np.ndarray:
+    """The print model's grid with a dim room's sensor noise smoothed away; a clean grid as it is.
+
+    Speckle on a printed 6 closes its gap into an 8 and breaks print into handwriting-like strokes
+    (issue 21), as :func:`ar_sudoku.vision.kinds.quiet` found for the cell-kind model's views.
+    """
+    if paper_noise(warped, CELL, 0) <= NOISY_DIGITS:
+        return warped
+    return cv2.GaussianBlur(warped, (0, 0), DIGITS_SIGMA)
 
 
 def _score(reading: Reading) -> float:
@@ -80,7 +100,7 @@ def read_oriented(gray: np.ndarray, corners: np.ndarray, reader: DigitReader,
     Corners (and the lattice) come back turned so that the first is the
     puzzle's own top-left.
     """
-    warped = warp(gray, corners, lattice)
+    warped = quiet_digits(warp(gray, corners, lattice))
     cuts = cut_cells(warped)
     reading = reader.read(cuts)
     inked = reading.digits > 0
@@ -102,6 +122,41 @@ def read_oriented(gray: np.ndarray, corners: np.ndarray, reader: DigitReader,
     if _score(recut) <= upright:
         return corners, reading, lattice
     return np.roll(corners, -k, axis=0), recut, None if lattice is None else rotate(lattice, k)
+
+
+# A turn chosen by the print model with a score below this (print read the right way up: about -0.04, under
+# blur and noise as well) is asked of the cell-kind model too
+WEAK_TURN = -0.15
+
+
+def _kinds_score(image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None, kinds: KindReader) -> float:
+    """The cell-kind model's mean log-confidence over the inked cells of the grid seen with ``corners`` first."""
+    views = grid_views(image, corners, lattice).views
+    inked = np.flatnonzero(ink_scores(views, kinds.margin) > INK_SKIP)
+    if not len(inked):
+        return 0.0
+    return float(np.log(np.maximum(kinds.probabilities(views[inked]).max(axis=1), 1e-6)).mean())
+
+
+Oriented = tuple[np.ndarray, Reading, np.ndarray | None]  # corners, reading, lattice (as read_oriented gives them)
+
+
+def confirm_turn(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitReader, kinds: KindReader,
+                 turned: Oriented) -> Oriented:
+    """:func:`read_oriented`'s answer, or the grid as found when a weak turn is not what the cell-kind model sees.
+
+    The print model tells which way is up from the printed digits; a shaken or blurred written-on page
+    leaves it few it is sure of, and a turn then wins by a hair over upright (the wrong way: 8 of the
+    124 training written-on photos shaken). The cell-kind model, which knows handwriting too, is asked
+    then: the turn stands only if it reads the page's inked cells more surely that way than upright.
+    """
+    corners, reading, bent = turned
+    if np.array_equal(corners, quad.corners) or _score(reading) >= WEAK_TURN:
+        return turned
+    lattice = quad.lattice if quad.bent else None
+    if _kinds_score(image, corners, bent, kinds) > _kinds_score(image, quad.corners, lattice, kinds):
+        return turned
+    return quad.corners, read_grid(gray, quad.corners, reader, lattice), lattice
 
 
 def fuse(printed: Reading, kinds: CellKinds) -> Reading:
@@ -388,7 +443,9 @@ def small_print_is_written(kinds: CellKinds, second: EntryOpinion, views: np.nda
     if len(reference) < MIN_REFERENCE:
         return kinds
     limit = SMALL_PRINT * float(np.median(reference))
-    small = [i for i in surest + maybe if 0 < heights[i] < limit]  # a sure 'given' may be handwriting too
+    # a sure 'given' may be handwriting too; but not one in the givens' own ink, on a page of two inks
+    ink = kinds.ink if kinds.ink is not None else np.zeros(81, np.float32)
+    small = [i for i in surest + maybe if 0 < heights[i] < limit and ink[i] >= 0]
     if not small:
         return kinds
     votes = np.zeros(81, np.float32)
@@ -775,6 +832,8 @@ def read_at(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitRe
             overrides: dict[int, int] | None, kinds: KindReader | None, t0: float) -> BoardResult:
     """Digits, rules and solution of the grid ``quad`` in ``image`` (``ms`` counted from ``t0``)."""
     corners, reading, bent = read_oriented(gray, quad.corners, reader, quad.lattice if quad.bent else None)
+    if kinds is not None:
+        corners, reading, bent = confirm_turn(image, gray, quad, reader, kinds, (corners, reading, bent))
     if bent is not None:
         lattice = bent
     else:  # flat: the fitted crossings (or the corners' own), turned as the corners were
