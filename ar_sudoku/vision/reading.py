@@ -864,7 +864,6 @@ def read_at(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitRe
             result = _settled(result, cell_kinds)
     if kinds is None or reading is printed or result.givens == printed.givens:
         result = faint_givens(result, printed if kinds is not None else reading, overrides=overrides)
-    glared = kinds is not None and glare_cover(seen.square) is not None
     if unreadable:
         result, unreadable = restore_unreadable(result, unreadable, glare_cells(seen.square)[0], cell_kinds, *seen_as)
     several = result.status == Status.SOLVED and result.message == SEVERAL
@@ -877,7 +876,7 @@ def read_at(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitRe
         # entries are checked against the one solution only: one of several would call right entries wrong
         written = written_part(result.givens, cell_kinds, printed, None if several else result.solution, second,
                                unreadable)
-        if several or (glared and result.corrected):
+        if several or (result.corrected and glare_cover(seen.square) is not None):
             # under a glare the rules see fewer cells: a solution they had to correct the reading for may be
             # another puzzle's, and a right entry would be called wrong against it
             written = replace(written, checked=False)
