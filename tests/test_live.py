@@ -251,7 +251,9 @@ def test_video_cli_writes_output_and_jsonl(tmp_path, video, capsys):
     assert code == 0, err
     rows = [json.loads(x) for x in log.read_text().splitlines()]
     assert len(rows) == len(truth)
-    assert set(rows[0]) == {"frame", "t_ms", "corners", "lattice", "givens", "solution", "status", "puzzles"}
+    assert set(rows[0]) == {"frame", "t_ms", "corners", "lattice", "givens", "solution", "status", "size", "box",
+                            "symbols", "puzzles"}
+    assert (rows[0]["size"], rows[0]["box"], rows[0]["symbols"]) == (9, "3x3", "1-9")
     assert any(r["solution"] == A.solution for r in rows)
     # one puzzle in view: the list holds it alone, with the top-level fields and its track
     for r in rows:

@@ -807,3 +807,51 @@ def test_photo_page_draws_a_six_by_six_pages_answers_on_their_cells(server, brow
         want = cv2.perspectiveTransform(np.float32([[[i % 6 + 0.5, i // 6 + 0.5]]]), hmat)[0, 0]
         assert np.hypot(x - want[0], y - want[1]) < 0.25 * cell, i
         assert t == api["solution"][i]
+
+
+def test_live_page_draws_a_held_six_by_six_pages_answers_in_their_cells(server, browser, tmp_path):
+    """The fake camera plays a photographed 6x6 page held in a hand: the live page is sent the grid's size and
+    answer, and draws the answer in every blank cell, inside the grid."""
+    import random
+
+    import cv2
+    import numpy as np
+
+    import sized_pages
+    from ar_sudoku.sudoku.solver import parse_line, solve
+
+    size = (640, 480)
+    sheet = sized_pages.sized_page((2, 3), "1-9", random.Random(4), size=size)
+    truth = solve(parse_line(sheet.givens, box=(2, 3)), 5.0).solution
+    y4m = tmp_path / "six.y4m"
+    with y4m.open("wb") as f:
+        f.write(f"YUV4MPEG2 W{size[0]} H{size[1]} F30:1 Ip A1:1 C420jpeg\n".encode())
+        for i in range(60):
+            t = 2 * np.pi * i / 60  # periodic: the camera's loop has no jump
+            shift = np.float32([[1, 0, 4 * np.sin(t)], [0, 1, 3 * np.cos(t)]])
+            frame = cv2.warpAffine(sheet.image, shift, size, borderMode=cv2.BORDER_REPLICATE)
+            f.write(b"FRAME\n" + cv2.cvtColor(frame, cv2.COLOR_BGR2YUV_I420).tobytes())
+    b, page = fake_camera(browser, y4m, server)
+    try:
+        page.goto(server + "/live")
+        page.wait_for_load_state("networkidle")
+        page.click("#start")
+        page.wait_for_function(
+            f"window.lastReply && window.liveDrawn && (window.lastReply.puzzles || []).some("
+            f"(p) => p.size === 6 && p.solution === {json.dumps(truth)}) && window.liveDrawn.placed.length > 0",
+            timeout=30_000)
+        drawn = page.evaluate("window.liveDrawn")
+        reply = page.evaluate("window.lastReply")
+        width = page.evaluate("document.getElementById('view').clientWidth")
+    finally:
+        b.close()
+    six = next(p for p in reply["puzzles"] if p["size"] == 6)
+    assert (six["box"], six["symbols"], six["givens"]) == ("2x3", "1-9", sheet.givens)
+    assert reply["frame_size"] == list(size)
+    placed = {i: (x, y, t) for i, t, x, y in drawn["placed"]}
+    assert sorted(placed) == [i for i, ch in enumerate(sheet.givens) if ch == "."]
+    k = width / size[0]  # CSS pixels a frame pixel
+    quad = (np.float32(six["corners"]) * k).reshape(-1, 1, 2)
+    for i, (x, y, t) in placed.items():
+        assert t == truth[i]
+        assert cv2.pointPolygonTest(quad, (float(x), float(y)), False) > 0, i

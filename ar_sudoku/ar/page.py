@@ -41,9 +41,11 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
-from ar_sudoku.ar.marks import Mode
+from ar_sudoku.ar.marks import Marks, Mode
 from ar_sudoku.ar.overlay import OverlayRenderer
 from ar_sudoku.ar.session import ARSession, FrameResult, SessionConfig
+from ar_sudoku.ar.sized import draw_answers
+from ar_sudoku.ar.sized_live import SizedTrack, SizedTracks
 from ar_sudoku.ar.solve_worker import SolveWorker
 from ar_sudoku.sudoku.rules import BoardResult
 from ar_sudoku.sudoku.vocabulary import Status
@@ -63,6 +65,8 @@ from ar_sudoku.vision.kinds import KindReader
 from ar_sudoku.vision.yuv import I420
 
 __all__ = ["Page", "PageConfig"]
+
+SIZED_MODES = "checks and hints are for 9x9 puzzles: a grid of another size shows its answers only"
 
 
 @dataclass
@@ -115,6 +119,8 @@ class Page:
         self._still: ARSession | None = None  # a folder of photos: each photo its own scene, one puzzle
         self._leader: Track | None = None  # the track whose flow the others follow on this frame
         self._configs: dict[int, SessionConfig] = {}  # the tracks' config by how many there are
+        self.sized = SizedTracks(reader, timeout=self.cfg.solve_timeout, most=self.page.most)  # 4x4, 6x6, 16x16
+        self._scale = 1.0  # working grey / frame, on the last frame
 
     # ------------------------------------------------------------------ the user's commands
 
@@ -166,7 +172,7 @@ class Page:
         track.session.close()  # the shared worker stays: the session does not own it
 
     def _find_due(self) -> bool:
-        if not self.tracks:
+        if not self.tracks and not self.sized.tracks:
             return True
         since = self.frame_index - self._last_find
         return since >= (self.page.find_moving if self._moving() else self.page.find_still)
@@ -189,7 +195,7 @@ class Page:
         grids: list[GridQuad] = []
         # beside tracked puzzles, a quicker look (a search that finds nothing tries every pass): while the view
         # moves, for any flat grid (a puzzle panned into view); while it is still, for a clear one
-        passes = ALL if not self.tracks else FLAT if self._moving() else CLEAR
+        passes = ALL if not self.tracks and not self.sized.tracks else FLAT if self._moving() else CLEAR
         if find_grid(self._untracked(small, scale), allow_cut=False, precise=False, passes=passes) is not None:
             grids = find_grids(small, most=self.page.most)
         for grid in grids:
@@ -197,7 +203,7 @@ class Page:
                 break
             corners = grid.corners / scale
             centre = corners.mean(axis=0)
-            if any((at := _where(tr)) is not None and _centre_on(at, centre) for tr in self.tracks):
+            if any(_centre_on(at, centre) for at in self._boards()):
                 continue
             track = Track(self._next_id, self._new_session(self._next_id))
             self._next_id += 1
@@ -269,13 +275,11 @@ class Page:
 
     def _untracked(self, small: np.ndarray, scale: float) -> np.ndarray:
         """The working grey with every tracked board (and a margin) filled with its paper's grey."""
-        if not self.tracks:
+        boards = self._boards()
+        if not boards:
             return small
         out = small.copy()
-        for tr in self.tracks:
-            at = _where(tr)
-            if at is None:
-                continue
+        for at in boards:
             pts = at * scale
             centre = pts.mean(axis=0)
             poly = np.round(centre + (pts - centre) * 1.08).astype(np.int32)
@@ -310,6 +314,8 @@ class Page:
             self._shape = frame.shape[:2]
             for tr in list(self.tracks):
                 self._end(tr)
+            self.sized.tracks.clear()
+        self._scale = scale
         timings: dict[str, float] = {}
         if self._find_due():
             timings["page"] = self._find_new(frame, small, scale)
@@ -324,13 +330,38 @@ class Page:
                 self._last_find = -(10**9)  # look for it (or what took its place) on the next frame
             else:
                 results.append((tr, res))
+        sized = self._step_sized(small, scale, timings)
         self._stagger()
         self._dedupe()
         kept = {tr.id for tr in self.tracks}
         results = [(tr, r) for tr, r in results if tr.id in kept and r.corners is not None]
-        return self._page_result(results, timings, t0)
+        return self._page_result([*results, *sized], timings, t0)
 
-    def _page_result(self, results: list[tuple[Track, FrameResult]], timings: dict[str, float],
+    def _step_sized(self, small: np.ndarray, scale: float, timings: dict[str, float]
+                    ) -> list[tuple[SizedTrack, FrameResult]]:
+        """The grids of other sizes (``ar.sized_live``): followed, and looked for while no 9x9 puzzle in view is
+        solved; a 9x9 track on one of them (it reads it as 9x9 and never solves) ends."""
+        t = time.perf_counter()
+        search = not any(tr.session.state is Status.SOLVED for tr in self.tracks)
+        self._next_id += self.sized.step(small, self._next_id, search)
+        for tr in list(self.tracks):
+            if (at := _where(tr)) is not None and self.sized.covers(at * scale):
+                self._end(tr)
+        if search or self.sized.tracks:
+            timings["sized"] = (time.perf_counter() - t) * 1e3
+        return [(st, FrameResult(frame=self.frame_index, status=Status.SOLVED,
+                                 corners=np.asarray(st.result.corners, np.float32) / scale, givens=st.result.givens,
+                                 solution=st.result.solution if self.mode == "answer" else None, t_ms=0.0,
+                                 box=st.result.box, symbols=st.result.symbols,
+                                 marks=None if self.mode == "answer" else Marks(text=SIZED_MODES)))
+                for st in self.sized.tracks]
+
+    def _boards(self) -> list[np.ndarray]:
+        """Every tracked board's corners on the last frame (full-size pixels), of any size."""
+        nine = [at for tr in self.tracks if (at := _where(tr)) is not None]
+        return nine + [np.asarray(st.result.corners, np.float32) / self._scale for st in self.sized.tracks]
+
+    def _page_result(self, results: list[tuple[Track | SizedTrack, FrameResult]], timings: dict[str, float],
                      t0: float) -> FrameResult:
         if results:
             quads = [GridQuad(np.asarray(r.corners), 0.0) for _, r in results]
@@ -360,7 +391,9 @@ class Page:
     def draw(self, frame: np.ndarray, result: FrameResult) -> np.ndarray:
         """Every puzzle's overlay on ``frame`` (in place)."""
         for p in result.puzzles:
-            if p.marks is not None and p.corners is not None:
+            if p.size != 9:
+                draw_answers(frame, p)
+            elif p.marks is not None and p.corners is not None:
                 self.overlay.draw_marks(frame, p.corners, p.marks, lattice=p.lattice)
         return frame
 

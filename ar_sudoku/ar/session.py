@@ -103,6 +103,12 @@ class FrameResult:
     puzzle: int | None = None  # the puzzle's track on a page (``ar.page``), stable while it stays in view
     puzzles: tuple[FrameResult, ...] = ()  # a page's frame: every puzzle in view, in reading order; this
     # result's own fields are the first one's (or nothing found), so a reader of one puzzle keeps working
+    box: tuple[int, int] = (3, 3)  # a 4x4, 6x6 or 16x16 grid's boxes (``ar.sized_live``): givens and solution
+    symbols: str = "1-9"  # are n*n of the solver's symbols; the page prints its values in this style
+
+    @property
+    def size(self) -> int:
+        return self.box[0] * self.box[1]
 
 
 @dataclass

@@ -11,16 +11,20 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from ar_sudoku.ar.overlay import Canvas
+from ar_sudoku.ar.session import FrameResult
 from ar_sudoku.sudoku.rules import BoardResult
 from ar_sudoku.sudoku.vocabulary import is_empty
 from ar_sudoku.vision.render import BLUE, put_centered
 from ar_sudoku.vision.sizes import styled
+from ar_sudoku.vision.yuv import I420, yuv_of
 
 CELL = 64  # px a cell where the answers are drawn flat
 
 
-def draw_answers(img: np.ndarray, result: BoardResult, colour: tuple[int, int, int] = BLUE) -> None:
-    """Every missing value of a solved grid of any size, drawn on ``img`` (BGR, in place)."""
+def draw_answers(img: Canvas, result: BoardResult | FrameResult, colour: tuple[int, int, int] = BLUE) -> None:
+    """Every missing value of a solved grid of any size (a photo's reading, or a live frame's puzzle), drawn on
+    ``img`` in place: a BGR image, or a video's I420 frame (its Y plane, and U and V at half size)."""
     if result.corners is None or not result.solution or not result.givens:
         return
     n = result.size
@@ -35,14 +39,28 @@ def draw_answers(img: np.ndarray, result: BoardResult, colour: tuple[int, int, i
             put_centered(flat, text, ((c + 0.5) * CELL, (r + 0.5) * CELL), height, (255, 255, 255),
                          max(2, CELL // 14))
     corners = np.asarray(result.corners, np.float32)
-    x0, y0, w, h = cv2.boundingRect(corners.reshape(-1, 1, 2))
-    x0, y0 = max(0, x0), max(0, y0)
-    x1, y1 = min(img.shape[1], x0 + w + 1), min(img.shape[0], y0 + h + 1)
+    h, w = img.shape[:2]
+    x0, y0, bw, bh = cv2.boundingRect(corners.reshape(-1, 1, 2))
+    # an even box: an I420 frame's chroma planes take it at half size, pixel for pixel
+    x0, y0 = max(0, x0) & ~1, max(0, y0) & ~1
+    x1, y1 = min(w & ~1, (x0 + bw + 2) & ~1), min(h & ~1, (y0 + bh + 2) & ~1)
     if x1 <= x0 or y1 <= y0:
         return
     src = np.array([[0, 0], [side, 0], [side, side], [0, side]], np.float32)
     hmat = cv2.getPerspectiveTransform(src, corners - np.array([x0, y0], np.float32))
     alpha = cv2.warpPerspective(flat, hmat, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR).astype(np.float32) / 255
-    roi = img[y0:y1, x0:x1].astype(np.float32)
-    roi = roi * (1 - alpha[..., None]) + np.array(colour, np.float32) * alpha[..., None]
-    img[y0:y1, x0:x1] = roi.astype(np.uint8)
+    if isinstance(img, I420):
+        y, u, v = img.planes()
+        cy, cu, cv = yuv_of(colour)
+        half = cv2.resize(alpha, ((x1 - x0) // 2, (y1 - y0) // 2), interpolation=cv2.INTER_AREA)
+        _blend(y[y0:y1, x0:x1], alpha, (cy,))
+        _blend(u[y0 // 2:y1 // 2, x0 // 2:x1 // 2], half, (cu,))
+        _blend(v[y0 // 2:y1 // 2, x0 // 2:x1 // 2], half, (cv,))
+    else:
+        _blend(img[y0:y1, x0:x1], alpha, colour)
+
+
+def _blend(roi: np.ndarray, alpha: np.ndarray, colour: tuple[int, ...]) -> None:
+    """``colour`` laid over ``roi`` (in place) as much as ``alpha`` says, pixel by pixel."""
+    a = alpha if roi.ndim == 2 else alpha[..., None]
+    roi[:] = (roi.astype(np.float32) * (1 - a) + np.array(colour, np.float32) * a).astype(np.uint8)

@@ -98,9 +98,12 @@ class Painter:
 
     def paint(self, img: Any, result: FrameResult, status: list[str] | None) -> Any:
         from ar_sudoku.ar.overlay import draw_status
+        from ar_sudoku.ar.sized import draw_answers
 
         for p in result.puzzles or (result,):  # a page's every puzzle, or the one board
-            if p.marks is not None and p.corners is not None:
+            if p.size != 9:
+                draw_answers(img, p)  # a 4x4, 6x6 or 16x16 grid: its answers in the page's symbols
+            elif p.marks is not None and p.corners is not None:
                 self.renderer.draw_marks(img, p.corners, p.marks, lattice=p.lattice)
         if status:
             draw_status(img, status)

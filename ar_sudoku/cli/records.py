@@ -74,11 +74,14 @@ def _puzzle_json(result: FrameResult) -> dict[str, Any]:
 
     out: dict[str, Any] = {
         "corners": _points(result.corners),
-        "lattice": None if result.corners is None else _points(
+        "lattice": None if result.corners is None or result.size != 9 else _points(
             result.lattice if result.lattice is not None else from_corners(result.corners)),
         "givens": result.givens,
         "solution": result.solution,
         "status": str(result.status),
+        "size": result.size,
+        "box": box_label(result.box),
+        "symbols": result.symbols,
     }
     if result.written is not None and result.givens is not None:
         out.update({k: v for k, v in written_json(result.written, result.solution).items() if k != "candidates"})

@@ -328,7 +328,7 @@ class WebApp:
         for entry, puzzle in zip(obj["puzzles"], result.puzzles):  # every puzzle in view is drawn by the page
             entry["marks"] = marks_json(puzzle.marks)
         obj.update(type="frame", marks=marks_json(result.marks), mode=session.mode,
-                   size=[frame.shape[1], frame.shape[0]], server_ms=round((time.perf_counter() - t0) * 1e3, 2))
+                   frame_size=[frame.shape[1], frame.shape[0]], server_ms=round((time.perf_counter() - t0) * 1e3, 2))
         return obj
 
     @staticmethod

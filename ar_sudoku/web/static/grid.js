@@ -155,5 +155,47 @@ const ARGrid = (() => {
     return { corners: geo.corners, placed };
   }
 
-  return { homography, apply, latticeOf, drawMarks, solveLinear, COLORS };
+  // The solver's symbol (1-9 then A-G) as the page prints it: "0-F" counts from 0, "1-16" in numbers.
+  function styledSymbol(ch, symbols) {
+    const v = "123456789ABCDEFG".indexOf(ch) + 1;
+    if (symbols === "0-F") return "0123456789ABCDEF"[v - 1];
+    if (symbols === "1-16") return String(v);
+    return ch;
+  }
+
+  // A grid of another size than 9x9 (a puzzle of the photo or live JSON: size, givens, solution, symbols):
+  // its outline, and each missing value in its cell's middle through the corners' homography, in the page's
+  // own symbols (answers only when ``answers``). Returns what went where, as drawMarks.
+  function drawSized(ctx, corners, p, outline, answers = true) {
+    const H = homography(corners);
+    if (!H) return null;
+    const n = p.size;
+    ctx.save();
+    ctx.strokeStyle = outline;
+    ctx.lineWidth = 3;
+    ctx.beginPath();
+    corners.forEach(([x, y], i) => (i ? ctx.lineTo(x, y) : ctx.moveTo(x, y)));
+    ctx.closePath();
+    ctx.stroke();
+    const placed = [];
+    if (p.solution && answers) {
+      const [ax, ay] = apply(H, 0, 0), [bx, by] = apply(H, 1, 1);
+      const cellPx = Math.hypot(bx - ax, by - ay) / (n * Math.SQRT2);
+      ctx.fillStyle = COLORS.answer;
+      ctx.textAlign = "center";
+      ctx.textBaseline = "middle";
+      for (let i = 0; i < n * n; i++) {
+        if (p.givens[i] !== ".") continue;
+        const t = styledSymbol(p.solution[i], p.symbols);
+        ctx.font = `bold ${Math.round(cellPx * (t.length > 1 ? 0.45 : 0.6))}px sans-serif`;
+        const [x, y] = apply(H, (i % n + 0.5) / n, (Math.floor(i / n) + 0.5) / n);
+        ctx.fillText(t, x, y);
+        placed.push([i, t, x, y]);
+      }
+    }
+    ctx.restore();
+    return { corners, placed };
+  }
+
+  return { homography, apply, latticeOf, drawMarks, drawSized, solveLinear, COLORS };
 })();

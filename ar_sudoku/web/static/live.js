@@ -195,17 +195,22 @@
     ctx.drawImage(shot, 0, 0, w, h);
     window.liveDrawn = null;
     if (obj.error) { show(obj.error, true); return; }
-    if (obj.corners && obj.size) {
-      const k = w / obj.size[0];
+    if (obj.corners && obj.frame_size) {
+      const k = w / obj.frame_size[0];
       const scale = (pts) => pts.map(([x, y]) => [x * k, y * k]);
-      const outline = obj.solution ? ARGrid.COLORS.outline.solved : ARGrid.COLORS.outline.other;
-      const drawn = ARGrid.drawMarks(ctx, scale(obj.corners), obj.marks,
-                                     { outline, lattice: obj.lattice ? scale(obj.lattice) : null });
-      for (const other of (obj.puzzles || []).slice(1)) { // the page's other puzzles (the first is the above)
-        if (!other.corners) continue;
-        ARGrid.drawMarks(ctx, scale(other.corners), other.marks, {
-          outline: other.solution ? ARGrid.COLORS.outline.solved : ARGrid.COLORS.outline.other,
-          lattice: other.lattice ? scale(other.lattice) : null });
+      // every puzzle in view (the first is the top-level one); a 4x4, 6x6 or 16x16 grid in its own symbols
+      const drawOne = (p) => {
+        const outline = p.solution ? ARGrid.COLORS.outline.solved : ARGrid.COLORS.outline.other;
+        if (p.size && p.size !== 9) return ARGrid.drawSized(ctx, scale(p.corners), p, outline);
+        return ARGrid.drawMarks(ctx, scale(p.corners), p.marks,
+                                { outline, lattice: p.lattice ? scale(p.lattice) : null });
+      };
+      const all = obj.puzzles && obj.puzzles.length ? obj.puzzles : [obj];
+      let drawn = null;
+      for (const p of all) {
+        if (!p.corners) continue;
+        const one = drawOne(p);
+        if (drawn === null) drawn = one;
       }
       const css = (window.devicePixelRatio || 1);
       if (drawn) {

@@ -201,7 +201,7 @@
       const scale = (pts) => pts.map(([x, y]) => [x * k, y * k]);
       const outline = p.status === "solved" ? ARGrid.COLORS.outline.solved : ARGrid.COLORS.outline.other;
       if (p.size && p.size !== 9) {  // a 4x4, 6x6 or 16x16 grid: its answers in the page's own symbols
-        const sized = drawSized(ctx, scale(p.corners), p, outline);
+        const sized = ARGrid.drawSized(ctx, scale(p.corners), p, outline, state.mode === "answer");
         const placed = sized && { ...sized, scale: k };
         window.photoDrawnAll.push(placed);
         if (window.photoDrawn === null) window.photoDrawn = placed;
@@ -213,47 +213,6 @@
       window.photoDrawnAll.push(placed);
       if (window.photoDrawn === null) window.photoDrawn = placed;
     }
-  }
-
-  // The solver's symbol (1-9 then A-G) as the page prints it: "0-F" counts from 0, "1-16" in numbers.
-  function styledSymbol(ch, symbols) {
-    const v = "123456789ABCDEFG".indexOf(ch) + 1;
-    if (symbols === "0-F") return "0123456789ABCDEF"[v - 1];
-    if (symbols === "1-16") return String(v);
-    return ch;
-  }
-
-  // A grid of another size than 9x9: its outline, and each missing value (when solved and answers are
-  // shown) in its cell's middle, through the corners' homography. Returns what went where, as drawMarks.
-  function drawSized(ctx, corners, p, outline) {
-    const H = ARGrid.homography(corners);
-    if (!H) return null;
-    const n = p.size;
-    ctx.save();
-    ctx.strokeStyle = outline;
-    ctx.lineWidth = 3;
-    ctx.beginPath();
-    corners.forEach(([x, y], i) => (i ? ctx.lineTo(x, y) : ctx.moveTo(x, y)));
-    ctx.closePath();
-    ctx.stroke();
-    const placed = [];
-    if (p.solution && state.mode === "answer") {
-      const [ax, ay] = ARGrid.apply(H, 0, 0), [bx, by] = ARGrid.apply(H, 1, 1);
-      const cellPx = Math.hypot(bx - ax, by - ay) / (n * Math.SQRT2);
-      ctx.fillStyle = ARGrid.COLORS.answer;
-      ctx.textAlign = "center";
-      ctx.textBaseline = "middle";
-      for (let i = 0; i < n * n; i++) {
-        if (p.givens[i] !== ".") continue;
-        const t = styledSymbol(p.solution[i], p.symbols);
-        ctx.font = `bold ${Math.round(cellPx * (t.length > 1 ? 0.45 : 0.6))}px sans-serif`;
-        const [x, y] = ARGrid.apply(H, (i % n + 0.5) / n, (Math.floor(i / n) + 0.5) / n);
-        ctx.fillText(t, x, y);
-        placed.push([i, t, x, y]);
-      }
-    }
-    ctx.restore();
-    return { corners, placed };
   }
 
   // Cells that share a digit with another cell of their row, column or box.
