@@ -92,3 +92,42 @@ def test_nothing_in_view_gives_a_searching_frame_with_an_empty_list(reader, shap
         r = p.step(np.full(shape, 120, np.uint8))
     assert r.puzzles == () and r.corners is None and r.solution is None and str(r.status) == "searching"
     assert frame_json(r)["puzzles"] == []
+
+
+def test_video_over_a_folder_reads_every_puzzle_of_each_photo_as_the_image_command_does(tmp_path):
+    """A folder of photos in ``video``: each photo its own scene, every puzzle on it read (a page of two 9x9
+    puzzles, a 6x6 page), each with what ``image --json`` gives for it."""
+    import json
+    import random
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import eval_page
+    import sized_pages
+
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    assert cv2.imwrite(str(folder / "a_page.jpg"), eval_page.rendered_page(2, random.Random(3)).image,
+                       [cv2.IMWRITE_JPEG_QUALITY, 92])
+    assert cv2.imwrite(str(folder / "b_six.jpg"), sized_pages.sized_page((2, 3), "1-9", random.Random(1)).image,
+                       [cv2.IMWRITE_JPEG_QUALITY, 92])
+    root = Path(__file__).resolve().parents[1]
+
+    def run(*args: str) -> str:
+        done = subprocess.run([sys.executable, "-m", "ar_sudoku", *args], capture_output=True, text=True, cwd=root,
+                              timeout=300)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    log = tmp_path / "log.jsonl"
+    run("video", str(folder), "--headless", "--jsonl", str(log))
+    rows = [json.loads(x) for x in log.read_text().splitlines()]
+    photos = [json.loads(x) for x in run("image", str(folder / "a_page.jpg"), str(folder / "b_six.jpg"),
+                                         "--json").splitlines()]
+    assert [len(r["puzzles"]) for r in rows] == [2, 1]
+    want = [[(p["givens"], p["solution"], p["size"]) for p in photos if p["path"].endswith(name)]
+            for name in ("a_page.jpg", "b_six.jpg")]
+    got = [[(p["givens"], p["solution"], p["size"]) for p in r["puzzles"]] for r in rows]
+    assert got == want
+    assert all(s for page in got for _, s, _ in page)  # every one solved

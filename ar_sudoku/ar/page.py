@@ -62,7 +62,8 @@ from ar_sudoku.vision.grid import (
     working_gray,
 )
 from ar_sudoku.vision.kinds import KindReader
-from ar_sudoku.vision.yuv import I420
+from ar_sudoku.vision.reading import process_images
+from ar_sudoku.vision.yuv import I420, as_bgr
 
 __all__ = ["Page", "PageConfig"]
 
@@ -116,7 +117,7 @@ class Page:
         self._next_id = 0
         self._last_find = -(10**9)
         self._shape: tuple[int, ...] | None = None
-        self._still: ARSession | None = None  # a folder of photos: each photo its own scene, one puzzle
+        self._stills: list[ARSession] = []  # a folder of photos: each photo its own scene, a session a puzzle
         self._leader: Track | None = None  # the track whose flow the others follow on this frame
         self._configs: dict[int, SessionConfig] = {}  # the tracks' config by how many there are
         self.sized = SizedTracks(reader, timeout=self.cfg.solve_timeout, most=self.page.most)  # 4x4, 6x6, 16x16
@@ -128,8 +129,8 @@ class Page:
         for tr in self.tracks:
             if tr.id == self.focus:
                 return tr.session
-        if self._still is not None and not self.tracks:
-            return self._still
+        if self._stills and not self.tracks:
+            return self._stills[0]
         return self.tracks[0].session if self.tracks else None
 
     def set_focus(self, puzzle: int | None) -> None:
@@ -153,7 +154,7 @@ class Page:
             session.next_hint()
 
     def _sessions(self) -> list[ARSession]:
-        return [tr.session for tr in self.tracks] + ([self._still] if self._still is not None else [])
+        return [tr.session for tr in self.tracks] + self._stills
 
     # ------------------------------------------------------------------ the frame
 
@@ -377,16 +378,39 @@ class Page:
         return replace(first, t_ms=t_ms, timings=timings, puzzles=puzzles)
 
     def _step_still(self, frame: np.ndarray | I420, t0: float) -> FrameResult:
-        """A photo of a folder is its own scene, read as the single-puzzle session reads it."""
+        """A photo of a folder is its own scene, every puzzle on it read as ``ar-sudoku image`` reads it
+        (``process_images``), each taken by a session of its own; corrections go to the first puzzle, as
+        ``image --set``."""
         for tr in list(self.tracks):
             self._end(tr)
+        self.sized.tracks.clear()
         self._shape = None
-        if self._still is None:
-            self._still = ARSession(self.reader, self.worker, self.cfg, self.overlay, self.mode, self.kinds)
-            self._still.cache = self.cache
-        res = self._still.step(frame, still=True)
-        res = replace(res, frame=self.frame_index, puzzle=0)
-        return replace(res, puzzles=(res,) if res.corners is not None else ())
+        first = self._still_session(0)
+        results, _ = process_images(as_bgr(frame), self.reader, self.cfg.solve_timeout, dict(first.overrides),
+                                    self.kinds)
+        puzzles = []
+        for k, res in enumerate(results):
+            if res.size != 9:
+                puzzles.append(FrameResult(frame=self.frame_index, status=res.status, corners=res.corners,
+                                           givens=res.givens, t_ms=0.0, box=res.box, symbols=res.symbols, puzzle=k,
+                                           solution=res.solution if self.mode == "answer" else None,
+                                           marks=None if self.mode == "answer" else Marks(text=SIZED_MODES)))
+                continue
+            one = self._still_session(k).take_still(res, t0)
+            puzzles.append(replace(one, frame=self.frame_index, puzzle=k))
+        in_view = tuple(p for p in puzzles if p.corners is not None)
+        first_result = puzzles[0] if puzzles else FrameResult(frame=self.frame_index, status=Status.NO_GRID,
+                                                              corners=None, givens=None, solution=None, t_ms=0.0)
+        t_ms = (time.perf_counter() - t0) * 1e3
+        return replace(first_result, t_ms=t_ms, timings={"read": t_ms}, puzzles=in_view)
+
+    def _still_session(self, k: int) -> ARSession:
+        """The session that takes puzzle ``k`` of each still (made when a photo first holds that many)."""
+        while len(self._stills) <= k:
+            session = ARSession(self.reader, self.worker, self.cfg, self.overlay, self.mode, self.kinds)
+            session.cache = self.cache
+            self._stills.append(session)
+        return self._stills[k]
 
     def draw(self, frame: np.ndarray, result: FrameResult) -> np.ndarray:
         """Every puzzle's overlay on ``frame`` (in place)."""
@@ -400,8 +424,8 @@ class Page:
     def close(self) -> None:
         for tr in list(self.tracks):
             self._end(tr)
-        if self._still is not None:
-            self._still.close()
+        for session in self._stills:
+            session.close()
         if self._own_worker:
             self.worker.close()
 

@@ -474,10 +474,15 @@ class ARSession:
         """A photo is its own scene, read exactly as ``ar-sudoku image`` reads it (``process_image``: grid,
         orientation, both models, the rules, the person's entries), waiting for the solution: done."""
         t0 = time.perf_counter()
-        self.frame_index += 1
-        self._fire(Event.STILL)
         res = process_image(frame, self.reader, timeout=self.cfg.solve_timeout, overrides=dict(self.overrides),
                             kinds=self.kinds)
+        return self.take_still(res, t0)
+
+    def take_still(self, res: BoardResult, t0: float) -> FrameResult:
+        """A still's reading, made elsewhere (one puzzle of a page: ``ar.page``), taken as the board in view:
+        its own scene, settled at once."""
+        self.frame_index += 1
+        self._fire(Event.STILL)
         corners = res.corners
         self.locator.still(res.lattice if res.lattice is not None and bend_of(res.lattice) >= BENT else None)
         if corners is not None and res.givens:
