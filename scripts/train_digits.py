@@ -52,8 +52,8 @@ HAND_FONT_DIRS = ("breip", "bwht", "comic-neue", "dancingscript", "kaushanscript
                   "yozvox", "yusei-magic", "cabinsketch")
 
 
-def nine_digits(path: Path) -> bool:
-    """The font renders 1-9 as nine different glyphs (not boxes or one fallback shape)."""
+def distinct_glyphs(path: Path, chars: str) -> bool:
+    """The font draws each of ``chars`` as a glyph of its own (not boxes or one fallback shape)."""
     from PIL import Image, ImageDraw, ImageFont
 
     try:
@@ -61,11 +61,16 @@ def nine_digits(path: Path) -> bool:
     except OSError:
         return False
     glyphs = set()
-    for ch in "123456789":
-        im = Image.new("L", (60, 60), 0)
+    for ch in chars:
+        im = Image.new("L", (80, 60), 0)
         ImageDraw.Draw(im).text((10, 5), ch, fill=255, font=font)
         glyphs.add(im.tobytes())
-    return len(glyphs) == 9
+    return len(glyphs) == len(chars)
+
+
+def nine_digits(path: Path) -> bool:
+    """The font renders 1-9 as nine different glyphs."""
+    return distinct_glyphs(path, "123456789")
 
 
 def find_fonts() -> list[Path]:

@@ -28,26 +28,10 @@ import numpy as np
 from ar_sudoku.vision.cells import CELL, INPUT, normalise
 from ar_sudoku.vision.sizes import GLYPHS, symbol_patch
 from sized_pages import page_fonts
-from train_digits import HERSHEY, accuracy, export_onnx, find_fonts, fit
+from train_digits import HERSHEY, accuracy, distinct_glyphs, export_onnx, find_fonts, fit
 
 ROOT = Path(__file__).resolve().parents[1]
 BIG = 64  # px a cell where the patch is drawn, before the camera scales it
-
-
-def distinct_glyphs(path: Path) -> bool:
-    """The font draws 0-9 and A-G as seventeen different glyphs."""
-    from PIL import Image, ImageDraw, ImageFont
-
-    try:
-        font = ImageFont.truetype(str(path), 40)
-    except OSError:
-        return False
-    seen = set()
-    for ch in "0123456789ABCDEFG":
-        im = Image.new("L", (80, 60), 0)
-        ImageDraw.Draw(im).text((10, 5), ch, fill=255, font=font)
-        seen.add(im.tobytes())
-    return len(seen) == 17
 
 
 @lru_cache(maxsize=8192)
@@ -194,7 +178,7 @@ def main() -> int:
     t0 = time.time()
     held = {p.name for p in page_fonts()}
     fonts: list[Path | int] = [p for p in find_fonts() if p.name not in held and "dejavu" not in str(p).lower()
-                               and "liberation" not in str(p).lower() and distinct_glyphs(p)]
+                               and "liberation" not in str(p).lower() and distinct_glyphs(p, "0123456789ABCDEFG")]
     print(f"{len(fonts)} training fonts, {len(held)} held out ({time.time() - t0:.0f} s)", flush=True)
     xs, ys = samples(args.samples, args.seed, fonts + list(HERSHEY))
     val_fonts: list[Path | int] = list(page_fonts())

@@ -855,3 +855,56 @@ def test_live_page_draws_a_held_six_by_six_pages_answers_in_their_cells(server, 
     for i, (x, y, t) in placed.items():
         assert t == truth[i]
         assert cv2.pointPolygonTest(quad, (float(x), float(y)), False) > 0, i
+
+
+def test_photo_page_of_two_puzzles_corrects_the_second_and_leaves_the_first_as_read(server, browser, tmp_path):
+    """A page of two rendered puzzles: the API takes ``1:rRcC=D`` as puzzle 1's correction; on the page, a tap
+    on the second puzzle in the photo makes the grid edit it, and a digit typed there changes it alone."""
+    import random
+
+    import cv2
+
+    import eval_page
+
+    sheet = eval_page.rendered_page(2, random.Random(3))
+    path = tmp_path / "two.jpg"
+    assert cv2.imwrite(str(path), sheet.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    status, read = post(server + "/api/read", [], path.read_bytes())
+    assert status == 200 and [p["givens"] for p in read["puzzles"]] == list(sheet.givens)
+    cell = sheet.givens[1].index(next(ch for ch in sheet.givens[1] if ch != "."))  # a given of puzzle 1, cleared
+    name = f"r{cell // 9 + 1}c{cell % 9 + 1}"
+    status, fixed = post(server + "/api/read", [("set", f"1:{name}=0")], path.read_bytes())
+    assert status == 200
+    assert fixed["puzzles"][0]["givens"] == sheet.givens[0]
+    assert fixed["puzzles"][1]["givens"] == sheet.givens[1][:cell] + "." + sheet.givens[1][cell + 1:]
+    status, bad = post(server + "/api/read", [("set", "one:r1c1=0")], path.read_bytes())
+    assert status == 400 and "N:rRcC=D" in bad["error"]
+
+    b = launch(browser)
+    try:
+        page = b.new_page(viewport={"width": 1200, "height": 820})
+        page.goto(server + "/photo")
+        page.set_input_files("#file", str(path))
+        page.wait_for_function("window.lastRead && window.lastRead.puzzles.length === 2", timeout=20_000)
+        grid = "cs => cs.map(c => c.classList.contains('given') ? c.textContent : '.').join('')"
+        assert page.eval_on_selector_all("#grid .cell", grid) == sheet.givens[0]
+        assert page.eval_on_selector_all("#puzzles button", "bs => bs.length") == 2
+        # a tap on the second puzzle in the photo: the grid now shows (and edits) it
+        box = page.locator("#pic").bounding_box()
+        k = box["width"] / sheet.image.shape[1]
+        cx, cy = (float(v) for v in sheet.corners[1].mean(axis=0))
+        page.mouse.click(box["x"] + cx * k, box["y"] + cy * k)
+        assert page.eval_on_selector_all("#grid .cell", grid) == sheet.givens[1]
+        assert "puzzle 2 of 2" in (page.text_content("#status") or "")
+        page.click(f'#grid .cell[data-cell="{cell}"]')
+        page.keyboard.press("0")
+        page.wait_for_function(f"window.lastRead.puzzles[1].givens[{cell}] === '.'", timeout=20_000)
+        after = page.evaluate("window.lastRead")
+        assert after["puzzles"][0]["givens"] == sheet.givens[0] and after["puzzles"][0]["solution"]
+        assert "fixed" in (page.get_attribute(f'#grid .cell[data-cell="{cell}"]', "class") or "")
+        # back to the first puzzle: its grid as read, no correction of its own
+        page.click("#puzzles button >> nth=0")
+        assert page.eval_on_selector_all("#grid .cell", grid) == sheet.givens[0]
+        assert page.eval_on_selector_all("#fixes button", "bs => bs.length") == 0
+    finally:
+        b.close()

@@ -345,3 +345,14 @@ def test_video_reads_a_written_on_still_as_image_does(tmp_path, capsys):
     assert image["status"] == row["status"] == "solved"
     assert (row["givens"], row["solution"], row["entries"], row["mistakes"]) == (
         image["givens"], image["solution"], image["entries"], image["mistakes"])
+
+
+def test_corrections_name_a_cell_of_the_first_puzzle_read_or_of_a_numbered_puzzle_of_the_page():
+    from ar_sudoku.sudoku.written import parse_corrections
+
+    assert parse_corrections(["r3c5=7", "R1C1=0", "2:r9c9=.", "2:r1c2=4"]) == {None: {22: 7, 0: 0},
+                                                                             2: {80: 0, 1: 4}}
+    assert parse_corrections([]) == {}
+    for bad in ["r0c1=1", "r1c1=10", "x:r1c1=1", "1r1c1=1", "100:r1c1=1", "r1c1"]:
+        with pytest.raises(ValueError, match="N:rRcC=D"):
+            parse_corrections([bad])

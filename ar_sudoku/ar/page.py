@@ -386,7 +386,7 @@ class Page:
         self.sized.tracks.clear()
         self._shape = None
         first = self._still_session(0)
-        results, _ = process_images(as_bgr(frame), self.reader, self.cfg.solve_timeout, dict(first.overrides),
+        results, _ = process_images(as_bgr(frame), self.reader, self.cfg.solve_timeout, {None: dict(first.overrides)},
                                     self.kinds)
         puzzles = []
         for k, res in enumerate(results):

@@ -16,6 +16,7 @@ from ar_sudoku.ar.overlay import OverlayRenderer
 from ar_sudoku.ar.sized import draw_answers
 from ar_sudoku.sudoku.logic import PAPER_ORDER, NoSolutionError, Step, next_steps
 from ar_sudoku.sudoku.rules import BoardResult
+from ar_sudoku.sudoku.written import Corrections
 from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.kinds import KindReader
 from ar_sudoku.vision.reading import process_image, process_images
@@ -71,7 +72,7 @@ def _scaled(result: BoardResult, scale: float) -> BoardResult:
 
 
 def analyse_page(image: np.ndarray, reader: DigitReader, *, timeout: float = 1.0,
-                 overrides: dict[int, int] | None = None, show: Mode = "answer", scale: float = 1.0,
+                 overrides: Corrections | None = None, show: Mode = "answer", scale: float = 1.0,
                  kinds: KindReader | None = None, puzzle: int | None = None) -> tuple[list[PhotoAnalysis], int]:
     """Every puzzle in ``image``, each read, solved and planned on its own, in reading order (or only
     puzzle number ``puzzle``); and how many puzzles the photo holds (``reading.process_images``)."""

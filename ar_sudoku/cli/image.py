@@ -6,7 +6,6 @@ import argparse
 import contextlib
 import json
 import os
-import re
 import sys
 import time
 from collections.abc import Generator
@@ -32,10 +31,10 @@ from ar_sudoku.cli.common import (
 from ar_sudoku.errors import ArSudokuError
 from ar_sudoku.io.images import MAX_PIXELS, TooManyPixels
 from ar_sudoku.sudoku.rules import BoardResult
-from ar_sudoku.sudoku.vocabulary import Status, is_empty
+from ar_sudoku.sudoku.vocabulary import Status
+from ar_sudoku.sudoku.written import Corrections, parse_corrections
 
 UNSURE = 0.8  # cells read with less confidence than this are named in the text output
-SET_RE = re.compile(r"^r([1-9])c([1-9])=([0-9.])$", re.IGNORECASE)
 
 
 def puzzle_index(text: str) -> int:
@@ -49,16 +48,12 @@ def puzzle_index(text: str) -> int:
     return n
 
 
-def parse_sets(items: list[str] | None) -> dict[int, int]:
-    """``r3c5=7`` -> {22: 7}; ``=0`` or ``=.`` clears a cell."""
-    out: dict[int, int] = {}
-    for item in items or []:
-        m = SET_RE.match(item.strip())
-        if not m:
-            raise CliError(f"--set {item}: expected rRcC=D, e.g. r3c5=7 (0 clears the cell)")
-        r, c, d = int(m[1]), int(m[2]), m[3]
-        out[(r - 1) * 9 + c - 1] = 0 if is_empty(d) else int(d)
-    return out
+def parse_sets(items: list[str] | None) -> Corrections:
+    """``--set`` values: ``r3c5=7`` the first puzzle read's, ``1:r3c5=7`` puzzle 1's (``parse_corrections``)."""
+    try:
+        return parse_corrections(items or [])
+    except ValueError as exc:
+        raise CliError(f"--set {exc}") from None
 
 
 def print_text(path: str, result: BoardResult, reveal: bool = True, label: str = "") -> None:
@@ -118,7 +113,7 @@ class PhotoJob:
 
     model: str | None
     timeout: float
-    overrides: dict[int, int]
+    overrides: Corrections
     calibration: str | None
     out: str | None  # -o OUT (one photo)
     out_dir: str | None
@@ -454,7 +449,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "to right); a photo holding fewer is said on stderr (exit 1)")
     p.add_argument("--set", action="append", metavar="rRcC=D",
                    help="override a read cell (0 clears); repeatable; on a page of several, the first puzzle's "
-                        "(with --puzzle N, puzzle N's)")
+                        "(with --puzzle N, puzzle N's), or N:rRcC=D for puzzle N's")
     p.add_argument("--timeout", type=positive_seconds, default=1.0, metavar="S",
                    help="solver time limit per photo (default 1)")
     p.add_argument("--model", metavar="PATH", help="another digits.onnx (default: the shipped model)")

@@ -9,6 +9,7 @@ rules outright, named with their unit as givens are.
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass
 
@@ -16,6 +17,25 @@ from ar_sudoku.sudoku.solver import count_solutions, parse_line, validate
 from ar_sudoku.sudoku.vocabulary import is_empty
 
 NAMES = tuple(f"r{i // 9 + 1}c{i % 9 + 1}" for i in range(81))
+
+# A person's correction of a misread cell: ``r3c5=7`` (0 or . clears it), or ``1:r3c5=7`` for puzzle 1 of a page
+CORRECTION = re.compile(r"^(?:(\d{1,2}):)?r([1-9])c([1-9])=([0-9.])$", re.IGNORECASE)
+# by puzzle index (None: the first puzzle read), each cell's digit (0 clears it)
+Corrections = dict[int | None, dict[int, int]]
+
+
+def parse_corrections(items: list[str]) -> Corrections:
+    """``r3c5=7`` -> ``{None: {22: 7}}`` (the first puzzle read); ``1:r3c5=0`` -> ``{1: {22: 0}}`` (puzzle 1 of a
+    page, 0 first, in reading order); ValueError names an item that is neither."""
+    out: Corrections = {}
+    for item in items:
+        m = CORRECTION.match(item.strip())
+        if not m:
+            raise ValueError(f"{item[:40]!r}: expected rRcC=D or N:rRcC=D (puzzle N of a page), e.g. r3c5=7 "
+                             "(0 clears the cell)")
+        puzzle = None if m[1] is None else int(m[1])
+        out.setdefault(puzzle, {})[(int(m[2]) - 1) * 9 + int(m[3]) - 1] = 0 if is_empty(m[4]) else int(m[4])
+    return out
 
 
 @dataclass(frozen=True)

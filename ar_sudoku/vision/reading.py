@@ -16,7 +16,7 @@ import numpy as np
 from ar_sudoku.sudoku.rules import SEVERAL, BoardResult, Reading, check_reading, faint_givens
 from ar_sudoku.sudoku.solver import all_solutions, parse_line
 from ar_sudoku.sudoku.vocabulary import Status, is_empty
-from ar_sudoku.sudoku.written import NAMES, Written, from_kinds, settle
+from ar_sudoku.sudoku.written import NAMES, Corrections, Written, from_kinds, settle
 from ar_sudoku.vision.cells import CELL, cut_cells, glare_gain, turn_cuts, warp_grid
 from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.entries import candidate_pieces, cell_region, entry_crops, ink_height
@@ -725,14 +725,15 @@ def process_image(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
 
 
 def process_images(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
-                   overrides: dict[int, int] | None = None, kinds: KindReader | None = None,
+                   overrides: Corrections | None = None, kinds: KindReader | None = None,
                    puzzle: int | None = None) -> tuple[list[BoardResult], int]:
     """Every puzzle in one picture (a newspaper page), each read and solved on its own, in reading order
     (``grid.find_grids``); and how many puzzles the picture holds.
 
     A grid read with (nearly) every cell printed is a solution printed beside its puzzle, not a puzzle: it
     is left out while another grid remains. ``puzzle`` reads only that one (the others are found, not read);
-    ``overrides`` are the first puzzle read's. A picture with no grid gives one ``no_grid`` result, as
+    ``overrides`` are corrections by puzzle index (``sudoku.written.parse_corrections``: the key None is the
+    first puzzle read's). A picture with no grid gives one ``no_grid`` result, as
     :func:`process_image`; one whose puzzle ``puzzle`` is not there gives none (the count says why).
     """
     t0 = time.perf_counter()
@@ -769,10 +770,10 @@ def _other_sizes(gray: np.ndarray, reader: DigitReader, timeout: float, t0: floa
 
 
 def _nine_by_nine(image: np.ndarray, gray: np.ndarray, quads: list[GridQuad], reader: DigitReader, timeout: float,
-                  overrides: dict[int, int] | None, kinds: KindReader | None, t0: float,
+                  overrides: Corrections | None, kinds: KindReader | None, t0: float,
                   puzzle: int | None) -> tuple[list[BoardResult], int]:
     """:func:`process_images` for the 9x9 grids ``quads`` found."""
-    results = [_read_or_refit(image, gray, quad, reader, timeout, overrides if k == 0 else None, kinds, t0,
+    results = [_read_or_refit(image, gray, quad, reader, timeout, _corrected(overrides, k, k == 0), kinds, t0,
                               len(quads) > 1) for k, quad in enumerate(quads) if puzzle is None]
     if puzzle is None and len(results) > 1:
         # left out: a solution printed beside its puzzle, and a grid half in view (the page's neighbour) that
@@ -788,8 +789,17 @@ def _nine_by_nine(image: np.ndarray, gray: np.ndarray, quads: list[GridQuad], re
         quads = kept or quads
     if puzzle >= len(quads):
         return [], len(quads)
-    result = _read_or_refit(image, gray, quads[puzzle], reader, timeout, overrides, kinds, t0, len(quads) > 1)
+    result = _read_or_refit(image, gray, quads[puzzle], reader, timeout, _corrected(overrides, puzzle, True), kinds,
+                            t0, len(quads) > 1)
     return [_one_of_several_withheld(result) if len(quads) > 1 else result], len(quads)
+
+
+def _corrected(corrections: Corrections | None, k: int, first: bool) -> dict[int, int] | None:
+    """Puzzle ``k``'s corrections: its own, over the first puzzle read's (``first``) unnamed ones."""
+    if not corrections:
+        return None
+    merged = {**(corrections.get(None, {}) if first else {}), **corrections.get(k, {})}
+    return merged or None
 
 
 def _one_of_several_withheld(result: BoardResult) -> BoardResult:

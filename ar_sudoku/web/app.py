@@ -7,7 +7,8 @@ Routes::
     GET  /live           live page: the camera, frames over a WebSocket, the overlay on a canvas
     GET  /favicon.ico    the icon (an SVG, also linked from the pages)
     GET  /api/health     {"ok": true, ...}
-    POST /api/read       multipart: photo, set (repeatable, r3c5=7), show, puzzle -> the `image --json` object
+    POST /api/read       multipart: photo, set (repeatable: r3c5=7, or 1:r3c5=7 for puzzle 1 of a page), show,
+                         puzzle -> the `image --json` object
                          of the first puzzle, and ``puzzles``: every puzzle's (a page of several)
     POST /api/annotate   the same fields -> the photo with the solution drawn on it (JPEG)
     POST /api/solve      JSON {"givens": 81 chars, "show": ...}: a puzzle typed in by hand, solved
@@ -56,6 +57,7 @@ from ar_sudoku.errors import ArSudokuError
 from ar_sudoku.sudoku.rules import BoardResult
 from ar_sudoku.sudoku.solver import PuzzleFormatError, count_solutions, parse_line, solve
 from ar_sudoku.sudoku.vocabulary import Status
+from ar_sudoku.sudoku.written import Corrections
 from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.kinds import KindReader
 from ar_sudoku.web.upload import UploadError, decode_upload, frame_array, parse_sets
@@ -189,7 +191,7 @@ class WebApp:
         await photo.close()
         return data, name, form
 
-    def _options(self, form: FormData) -> tuple[dict[int, int], Mode, int | None]:
+    def _options(self, form: FormData) -> tuple[Corrections, Mode, int | None]:
         overrides = parse_sets([str(v) for v in form.getlist("set")])
         show = str(form.get("show") or "answer")
         if show not in MODES:
@@ -199,7 +201,7 @@ class WebApp:
             raise UploadError(400, f"puzzle={raw[:20]!r}: a puzzle number, 0 or more")
         return overrides, show, int(raw) if raw else None
 
-    def _analyse(self, data: bytes, overrides: dict[int, int], show: Mode, full: bool,
+    def _analyse(self, data: bytes, overrides: Corrections, show: Mode, full: bool,
                  puzzle: int | None = None) -> tuple[list[PhotoAnalysis], Any]:
         """Decode and read one photo, every puzzle on it (a worker thread); ``ms`` counts from the bytes in
         memory, as the CLI's (the whole page's)."""
@@ -348,8 +350,11 @@ class WebApp:
             if cmd.get("next_hint"):
                 session.next_hint()
             if "set" in cmd:
-                for cell, digit in parse_sets([str(cmd["set"])]).items():
-                    session.set_override(cell, digit)
+                for puzzle, cells in parse_sets([str(cmd["set"])]).items():
+                    if puzzle is not None:  # "2:r3c5=7": the puzzle whose track id is 2
+                        session.set_focus(puzzle)
+                    for cell, digit in cells.items():
+                        session.set_override(cell, digit)
         except UploadError as exc:
             return {"type": "error", "error": exc.message}
         return None

@@ -9,16 +9,13 @@ anything; a decode that still fails is a 415 with one line, never a traceback.
 
 from __future__ import annotations
 
-import re
 import struct
 from dataclasses import dataclass
 
 import numpy as np
 
 from ar_sudoku.io.images import ImageError, Photo, decode_image, jpeg_size, webp_size
-from ar_sudoku.sudoku.vocabulary import is_empty
-
-SET_RE = re.compile(r"^r([1-9])c([1-9])=([0-9.])$", re.IGNORECASE)
+from ar_sudoku.sudoku.written import Corrections, parse_corrections
 
 
 class UploadError(Exception):
@@ -79,16 +76,12 @@ def decode_upload(data: bytes, *, full: bool, max_pixels: int) -> Photo:
     return photo
 
 
-def parse_sets(items: list[str]) -> dict[int, int]:
-    """``r3c5=7`` -> {22: 7}; ``=0`` or ``=.`` clears a cell (the same syntax as ``image --set``)."""
-    out: dict[int, int] = {}
-    for item in items:
-        m = SET_RE.match(item.strip())
-        if not m:
-            raise UploadError(400, f"set={item[:40]!r}: expected rRcC=D, e.g. r3c5=7 (0 clears the cell)")
-        r, c, d = int(m[1]), int(m[2]), m[3]
-        out[(r - 1) * 9 + c - 1] = 0 if is_empty(d) else int(d)
-    return out
+def parse_sets(items: list[str]) -> Corrections:
+    """``set`` fields: ``r3c5=7`` the first puzzle read's, ``1:r3c5=7`` puzzle 1's (as ``image --set``)."""
+    try:
+        return parse_corrections(items)
+    except ValueError as exc:
+        raise UploadError(400, f"set={exc}") from None
 
 
 def frame_array(data: bytes, max_pixels: int) -> np.ndarray:

@@ -9,8 +9,16 @@
   const $ = (id) => document.getElementById(id);
   const pic = $("pic"), grid = $("grid"), status = $("status"), pad = $("pad"), fixes = $("fixes");
   const state = { file: null, name: "", bitmap: null, sets: new Map(), reply: null, selected: null,
-                  mode: "answer", busy: false, again: false };
+                  mode: "answer", busy: false, again: false, edit: 0, setsBy: new Map() };
   window.photoState = state;
+
+  // A page of several puzzles: every one is drawn on the photo, and the grid below edits one of them
+  // (state.edit, chosen by a button or a tap on the photo), each with its own corrections (state.sets is
+  // the edited one's; state.setsBy keeps the others').
+  const puzzlesOf = (r) => (r ? (r.puzzles && r.puzzles.length ? r.puzzles : [r]) : []);
+  const several = () => puzzlesOf(state.base).length > 1;
+  const nth = (r) => { const all = puzzlesOf(r); return all[Math.min(state.edit, all.length - 1)] || null; };
+  const current = () => nth(state.reply);
 
   const cellName = (i) => `r${Math.floor(i / 9) + 1}c${(i % 9) + 1}`;
 
@@ -48,7 +56,7 @@
 
   // The digit the photo was read with in cell i (0 for a blank), before any correction.
   function readDigit(i) {
-    const base = state.base;
+    const base = nth(state.base);
     if (!base) return 0;
     const g = base.givens && base.givens[i], e = base.entries && base.entries[i];
     if (g && g !== ".") return +g;
@@ -76,6 +84,35 @@
     else return;
     ev.preventDefault();
   });
+
+  function selectPuzzle(k) {
+    if (k === state.edit) return;
+    state.setsBy.set(state.edit, state.sets);
+    state.edit = k;
+    state.sets = state.setsBy.get(k) || new Map();
+    state.selected = null;
+    render();
+  }
+
+  // A tap on the photo inside a puzzle's outline: the grid below edits that puzzle.
+  pic.addEventListener("click", (ev) => {
+    if (!several() || !state.reply) return;
+    const rect = pic.getBoundingClientRect();
+    const x = (ev.clientX - rect.left) * (pic.width / rect.width), y = (ev.clientY - rect.top) * (pic.height / rect.height);
+    const k = pic.width / ((state.bitmap && state.bitmap.width) || pic.width);
+    puzzlesOf(state.reply).forEach((p, n) => {
+      if (p.corners && inside(p.corners.map(([u, v]) => [u * k, v * k]), x, y)) selectPuzzle(n);
+    });
+  });
+
+  function inside(poly, x, y) {
+    let hit = false;
+    for (let i = 0, j = poly.length - 1; i < poly.length; j = i++) {
+      const [xi, yi] = poly[i], [xj, yj] = poly[j];
+      if ((yi > y) !== (yj > y) && x < ((xj - xi) * (y - yi)) / (yj - yi) + xi) hit = !hit;
+    }
+    return hit;
+  }
 
   // ---------------------------------------------------------------- modes and inputs
   for (const b of document.querySelectorAll("#modes button")) {
@@ -112,7 +149,8 @@
       say(`That photo is ${(blob.size / 1048576).toFixed(1)} MB; the limit is 20 MB.`, true);
       return;
     }
-    state.file = blob; state.name = name; state.sets.clear(); state.selected = null; state.reply = null;
+    state.file = blob; state.name = name; state.sets = new Map(); state.setsBy = new Map(); state.edit = 0;
+    state.selected = null; state.reply = null;
     state.base = null; state.scrolled = false; state.failed = false;
     $("credit").textContent = credit ? `Photo: ${credit}.` : "";
     try {
@@ -135,7 +173,8 @@
     if (!manual()) {
       const form = new FormData();
       form.append("photo", state.file, state.name);
-      for (const [i, d] of state.sets) form.append("set", `${cellName(i)}=${d}`);
+      const every = new Map([...state.setsBy, [state.edit, state.sets]]); // each puzzle's own, by its index
+      for (const [k, sets] of every) for (const [i, d] of sets) form.append("set", `${k}:${cellName(i)}=${d}`);
       form.append("show", state.mode);
       form.append("marks", "1");
       return fetch("/api/read", { method: "POST", body: form });
@@ -193,12 +232,23 @@
     pic.width = w; pic.height = Math.round(bm.height * k);
     ctx.drawImage(bm, 0, 0, pic.width, pic.height);
     const r = state.reply;
-    // a page of several puzzles: each is drawn on the photo; the grid below edits the first
-    const all = r ? (r.puzzles || [r]) : [];
+    // a page of several puzzles: each is drawn on the photo; the one the grid below edits is framed
+    const all = puzzlesOf(r);
     window.photoDrawnAll = [];
+    const scale = (pts) => pts.map(([x, y]) => [x * k, y * k]);
+    const edited = several() && current();
+    if (edited && edited.corners) {
+      ctx.save();
+      ctx.strokeStyle = ARGrid.COLORS.hint;
+      ctx.lineWidth = 8;
+      ctx.beginPath();
+      scale(edited.corners).forEach(([x, y], i) => (i ? ctx.lineTo(x, y) : ctx.moveTo(x, y)));
+      ctx.closePath();
+      ctx.stroke();
+      ctx.restore();
+    }
     for (const p of all) {
       if (!p.corners) continue;
-      const scale = (pts) => pts.map(([x, y]) => [x * k, y * k]);
       const outline = p.status === "solved" ? ARGrid.COLORS.outline.solved : ARGrid.COLORS.outline.other;
       if (p.size && p.size !== 9) {  // a 4x4, 6x6 or 16x16 grid: its answers in the page's own symbols
         const sized = ARGrid.drawSized(ctx, scale(p.corners), p, outline, state.mode === "answer");
@@ -248,7 +298,8 @@
 
   function render() {
     drawPicture();
-    const r = state.reply;
+    drawChoices();
+    const r = current();
     const blank = typing();
     // the grid below edits a 9x9 reading; another size is drawn on the photo only
     const nine = !r || !r.size || r.size === 9;
@@ -294,7 +345,8 @@
     const status = blank && state.sets.size && r.typed ? r.status : (state.base && state.base.status === "no_grid"
       ? "no_grid" : r.status);
     const said = r.typed && status === "unsolvable" ? SAY.typed_unsolvable : SAY[status];  // typed: nothing was read
-    parts.push(`${r.typed && !state.file ? "your puzzle" : r.path}: ${said || status.replace("_", " ")}`);
+    const which = several() ? ` (puzzle ${state.edit + 1} of ${puzzlesOf(state.reply).length})` : "";
+    parts.push(`${r.typed && !state.file ? "your puzzle" : r.path}${which}: ${said || status.replace("_", " ")}`);
     if (!nine) parts.push(`a ${r.size}x${r.size} puzzle (${r.box} boxes, printed ${r.symbols}): ` +
                           "its answers are drawn on the photo");
     if (r.message && status !== "invalid") parts.push(r.message);
@@ -303,6 +355,21 @@
     const low = conf ? conf.filter((c) => c < LOW).length : 0;
     if (status === "solved" && low) parts.push(`${low} cell${low > 1 ? "s" : ""} read with low confidence (yellow)`);
     say(parts.join(" · "), status !== "solved");
+  }
+
+  // One button a puzzle, when the photo holds several: which one the grid edits.
+  function drawChoices() {
+    const box = $("puzzles");
+    const all = several() ? puzzlesOf(state.reply) : [];
+    box.hidden = !all.length;
+    box.replaceChildren(...all.map((p, n) => {
+      const b = document.createElement("button");
+      b.textContent = `Puzzle ${n + 1}` + (p.status === "solved" ? " ✓" : "");
+      b.title = `edit puzzle ${n + 1} of the page (or tap it on the photo)`;
+      b.setAttribute("aria-pressed", n === state.edit);
+      b.addEventListener("click", () => selectPuzzle(n));
+      return b;
+    }));
   }
 
   window.addEventListener("resize", () => state.bitmap && drawPicture());
