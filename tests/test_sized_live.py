@@ -72,7 +72,7 @@ def test_a_held_six_by_six_or_sixteen_by_sixteen_page_is_answered_in_the_video_f
                 assert (p["solution"], p["size"], p["box"], p["symbols"]) == (truth, n, f"{box[0]}x{box[1]}", style)
                 assert p["givens"] == page.givens and p["lattice"] is None
     assert answered and answered[0] <= 2 and len(answered) == 24 - answered[0]  # then on every frame
-    # the recording shows the answers on the paper: the last frame's empty cells hold the answer's blue ink
+    # the recording shows the answers on the paper: the last frame's empty cells hold the answers' green ink
     cap = cv2.VideoCapture(str(out))
     last = None
     while (ok := cap.read())[0]:
@@ -84,8 +84,8 @@ def test_a_held_six_by_six_or_sixteen_by_sixteen_page_is_answered_in_the_video_f
     flat = cv2.warpPerspective(last, cv2.getPerspectiveTransform(
         corners, np.float32([[0, 0], [side, 0], [side, side], [0, side]])), (side, side))
     b, g, r = (flat[..., k].astype(int) for k in range(3))
-    blue = (b - r > 60) & (b - g > 30)
-    per_cell = blue.reshape(n, 40, n, 40).mean(axis=(1, 3)).ravel()
+    green = (g - r > 60) & (g - b > 40)
+    per_cell = green.reshape(n, 40, n, 40).mean(axis=(1, 3)).ravel()
     empty = np.array([ch == "." for ch in page.givens])
     assert (per_cell[empty] > 0.01).mean() > 0.95  # answers in the empty cells
     assert (per_cell[~empty] < 0.01).all()  # and none over the printed values

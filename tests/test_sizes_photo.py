@@ -93,14 +93,14 @@ def test_the_text_output_and_the_annotated_photo_answer_in_the_pages_own_style(t
     row = next(line for line in done.stdout.splitlines() if line.startswith("|") and line.count("|") > 8)
     assert [t for t in row.split("|   |")[-1].split() if t != "|"] == first  # the solution's side
     assert not any(ch in done.stdout for ch in "ABCDEFG")
-    # answers are drawn in the blank cells only: blue ink appears where the page had none
+    # answers are drawn in the blank cells only: the answers' green (as on a 9x9 grid) appears where the page had none
     before, after = cv2.imread(str(path)), cv2.imread(str(out))
     hmat = cv2.getPerspectiveTransform(np.float32([[0, 0], [16, 0], [16, 16], [0, 16]]), page.corners)
-    blue = (after[..., 0].astype(int) - after[..., 2].astype(int) > 60) & ~(
-        before[..., 0].astype(int) - before[..., 2].astype(int) > 60)
+    ink = (after[..., 1].astype(int) - after[..., 2].astype(int) > 60) & ~(
+        before[..., 1].astype(int) - before[..., 2].astype(int) > 60)
     for i, ch in enumerate(page.givens):
         x, y = cv2.perspectiveTransform(np.float32([[[i % 16 + 0.5, i // 16 + 0.5]]]), hmat)[0, 0]
-        near = blue[int(y) - 6:int(y) + 7, int(x) - 6:int(x) + 7]
+        near = ink[int(y) - 6:int(y) + 7, int(x) - 6:int(x) + 7]
         assert near.any() == (ch == "."), f"cell {i} ({ch})"
 
 
@@ -139,3 +139,21 @@ def test_a_nine_by_nine_photo_keeps_every_field_and_gains_its_size(tmp_path):
                 "cells", "entries", "candidates", "mistakes", "doubts", "unreadable", "puzzle"):
         assert key in obj
     assert len(obj["givens"]) == 81 and set(obj["givens"]) <= set(SYMBOLS[:9] + ".")
+
+
+def test_a_page_of_a_nine_by_nine_puzzle_and_a_six_by_six_one_beside_it_reads_and_solves_both(tmp_path):
+    """A newspaper's puzzle corner: a 9x9 puzzle and a children's 6x6 side by side. The 6x6 grid, read as 9x9,
+    has several solutions; read for what it is, it solves, and both are answered, left to right."""
+    import eval_page
+    import sized_pages
+
+    nine = eval_page.rendered_page(1, random.Random(3), size=(960, 720))
+    six = sized_pages.sized_page((2, 3), "1-9", random.Random(1), size=(960, 720))
+    path = tmp_path / "corner.jpg"
+    assert cv2.imwrite(str(path), np.hstack([nine.image, six.image]), [cv2.IMWRITE_JPEG_QUALITY, 92])
+    done = _image(str(path), "--json")
+    assert done.returncode == 0, done.stderr
+    got = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [(p["puzzle"], p["size"], p["status"]) for p in got] == [(0, 9, "solved"), (1, 6, "solved")]
+    assert got[0]["givens"] == nine.givens[0] and got[1]["givens"] == six.givens
+    assert got[1]["solution"] == _solution(six.givens, (2, 3))

@@ -32,6 +32,7 @@ Canvas = np.ndarray | I420  # what is drawn on: a BGR image, or a video's frame 
 
 TRACE = 256  # pixels a cell when a glyph is traced: outlines exact to ~1/300 of a cell
 SHIFT = 4  # fillPoly's fractional bits: points placed to 1/16 px
+ANSWER: BGR = (40, 170, 0)  # a clear green-teal: the answers, on a grid of any size
 SHADE = 0.35  # the shading of a hint's unit: this much of its colour over the paper
 RING = 0.42  # a ring's radius, in cells
 
@@ -80,7 +81,7 @@ class Shapes:
 class OverlayRenderer:
     """Configured once, applied per frame: ``frame = renderer.draw_marks(frame, corners, marks)``."""
 
-    color: BGR = (40, 170, 0)  # BGR, a clear green-teal: the answers
+    color: BGR = ANSWER
     digit_height: float = 0.5  # of a cell
     mistake_color: BGR = (30, 30, 230)  # BGR red
     hint_color: BGR = (200, 90, 0)  # BGR blue

@@ -11,18 +11,18 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from ar_sudoku.ar.overlay import Canvas
+from ar_sudoku.ar.overlay import ANSWER, Canvas
 from ar_sudoku.ar.session import FrameResult
 from ar_sudoku.sudoku.rules import BoardResult
 from ar_sudoku.sudoku.vocabulary import is_empty
-from ar_sudoku.vision.render import BLUE, put_centered
+from ar_sudoku.vision.render import put_centered
 from ar_sudoku.vision.sizes import styled
 from ar_sudoku.vision.yuv import I420, yuv_of
 
 CELL = 64  # px a cell where the answers are drawn flat
 
 
-def draw_answers(img: Canvas, result: BoardResult | FrameResult, colour: tuple[int, int, int] = BLUE) -> None:
+def draw_answers(img: Canvas, result: BoardResult | FrameResult, colour: tuple[int, int, int] = ANSWER) -> None:
     """Every missing value of a solved grid of any size (a photo's reading, or a live frame's puzzle), drawn on
     ``img`` in place: a BGR image, or a video's I420 frame (its Y plane, and U and V at half size)."""
     if result.corners is None or not result.solution or not result.givens:

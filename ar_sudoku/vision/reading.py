@@ -745,12 +745,46 @@ def process_images(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
             return sized
         return [BoardResult(Status.NO_GRID, message="no Sudoku grid found", ms=(time.perf_counter() - t0) * 1e3)], 0
     found = _nine_by_nine(image, gray, quads, reader, timeout, overrides, kinds, t0, puzzle)
-    if not any(r.status == Status.SOLVED and SEVERAL not in r.message for r in found[0]):
+    solved = [r.status == Status.SOLVED and SEVERAL not in r.message for r in found[0]]
+    if not any(solved):
         # perhaps not 9x9 at all: a 6x6 grid read as 9x9 holds too few givens for one solution
         sized = _other_sizes(gray, reader, timeout, t0, puzzle)
         if sized is not None and any(r.status == Status.SOLVED for r in sized[0]):
             return sized
+    elif not all(solved) and puzzle is None:
+        # a page of a 9x9 puzzle and another size (a children's 6x6 beside it): the grid that did not solve as
+        # 9x9 may be one of those
+        mixed = _mixed_sizes(found[0], gray, reader, timeout, t0)
+        if mixed is not None:
+            return mixed, len(mixed)
     return found
+
+
+def _mixed_sizes(nine: list[BoardResult], gray: np.ndarray, reader: DigitReader, timeout: float,
+                 t0: float) -> list[BoardResult] | None:
+    """A page's 9x9 readings with each one that did not solve replaced by the grid of another size that solves
+    where it lies (and such grids lying apart from any 9x9 one added), in reading order; None when none does."""
+    sized = _other_sizes(gray, reader, timeout, t0, None)
+    if sized is None:
+        return None
+    others = [r for r in sized[0] if r.status == Status.SOLVED and r.corners is not None]
+    kept = [r for r in nine if r.corners is not None and not (
+        (r.status != Status.SOLVED or SEVERAL in r.message) and any(_overlap(r.corners, o.corners) for o in others))]
+    added = [o for o in others if not any(_overlap(o.corners, r.corners) for r in kept)]
+    if not added:
+        return None
+    every = kept + added
+    boxes = [GridQuad(np.asarray(r.corners, np.float32), 0.0) for r in every]
+    at = {id(q): r for q, r in zip(boxes, every)}
+    return [at[id(q)] for q in reading_order(boxes)]
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether either quad's centre lies inside the other (the same grid, or a grid and the page around it)."""
+    qa, qb = np.asarray(a, np.float32).reshape(-1, 1, 2), np.asarray(b, np.float32).reshape(-1, 1, 2)
+    ca, cb = qa.reshape(-1, 2).mean(axis=0), qb.reshape(-1, 2).mean(axis=0)
+    return (cv2.pointPolygonTest(qb, (float(ca[0]), float(ca[1])), False) >= 0
+            or cv2.pointPolygonTest(qa, (float(cb[0]), float(cb[1])), False) >= 0)
 
 
 def _other_sizes(gray: np.ndarray, reader: DigitReader, timeout: float, t0: float,
