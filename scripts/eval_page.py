@@ -3,7 +3,8 @@
     python scripts/eval_page.py                     # 20 pages of two and 10 of three held-out photos; 20 rendered
     python scripts/eval_page.py --split train       # the same from the training photos (the only ones to tune on)
     python scripts/eval_page.py --pages 40 --seed 1 --failures
-    python scripts/eval_page.py --pages 0 --rendered 0 --sized 20   # only the 4x4, 6x6 and 16x16 pages
+    python scripts/eval_page.py --pages 0 --rendered 0 --sized 20 --mixed 0   # only the 4x4, 6x6 and 16x16 pages
+    python scripts/eval_page.py --pages 0 --rendered 0 --sized 0 --mixed 20   # only a 9x9 beside another size
 
 Real pages: two or three photos of the printed sudoku-photos, each cut around its grid (a random
 margin of its surroundings kept), scaled to grids of about one size (the photos' median, +-10%), set
@@ -16,7 +17,9 @@ perspective, then lit unevenly, blurred and noised as a camera would.
 Pages of the other sizes (``--sized``, ``scripts/sized_pages.py``): one generated 4x4, 6x6 (2x3 and 3x2 boxes)
 or 16x16 puzzle (printed 1-9A-G, 0-F and 1-16) on a page, in a face the symbol model did not train on,
 photographed (perspective, a slight bow, light, blur, noise); per kind, pages read fully right and solved in
-the page's own style. Tuning looked at other streams of ``sized_pages`` (and ``--seed 1``); seed 0 (the
+the page's own style. Mixed pages (``--mixed``): a rendered 9x9 puzzle beside one of those, each photographed
+on its own half; both read fully right and solved, in order. Tuning looked at other streams of ``sized_pages``
+(and ``--seed 1``); seed 0 (the
 default) is the reported one.
 
 Each page is read as ``ar-sudoku image`` reads a photo (``photo.analyse_page``, both models). Reported:
@@ -222,6 +225,8 @@ def main() -> int:
     ap.add_argument("--sized", type=int, default=20,
                     help="photographed pages of each other size and style: 4x4, 6x6 (2x3, 3x2), 16x16 in 1-9A-G, "
                          "0-F and 1-16 (default 20 each; 0 skips them)")
+    ap.add_argument("--mixed", type=int, default=20,
+                    help="pages of a 9x9 puzzle beside a 4x4, 6x6 or 16x16 one (default 20; 0 skips them)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--failures", action="store_true", help="name each page not read fully right")
     ap.add_argument("--save", type=Path, help="write each page here (PNG) to look at")
@@ -268,6 +273,8 @@ def main() -> int:
     report("rendered 9x9 pages, photographed (two and three puzzles)", rows, times)
     if args.sized:
         sized(args.sized, args.seed, readers, args.failures, args.save)
+    if args.mixed:
+        mixed(args.mixed, args.seed, readers, args.failures)
     return 0
 
 
@@ -300,6 +307,36 @@ def sized(count: int, seed: int, readers: tuple, failures: bool, save: Path | No
         n = box[0] * box[1]
         print(f"  {n}x{n} ({box[0]}x{box[1]} boxes, printed {style}): read fully right and solved "
               f"{right}/{count} ({100 * right / count:.0f}%); ms median {statistics.median(times):.0f}")
+
+
+def mixed(count: int, seed: int, readers: tuple, failures: bool) -> None:
+    """``count`` pages of a rendered 9x9 puzzle beside a puzzle of another size (a newspaper's puzzle corner),
+    each photographed on its own half: both read fully right and solved, left to right."""
+    from sized_pages import KINDS, sized_page
+
+    rng = random.Random(f"mixed pages {seed}")
+    right, wrong, times = 0, 0, []
+    for k in range(count):
+        box, style = rng.choice(KINDS)
+        nine = rendered_page(1, rng, size=(960, 720))
+        other = sized_page(box, style, rng, size=(960, 720))
+        first = rng.random() < 0.5  # the 9x9 puzzle on the left or the right
+        image = np.hstack([nine.image, other.image] if first else [other.image, nine.image])
+        results, ms = read(image, readers)
+        times.append(ms)
+        want = [(nine.givens[0], solve(parse_line(nine.givens[0]), 5.0).solution),
+                (other.givens, solve(parse_line(other.givens, box=box), 10.0).solution)]
+        if not first:
+            want.reverse()
+        got = [(r.givens, r.solution) for r in results if r.corners is not None]
+        ok = got == want and all(r.status == "solved" for r in results)
+        right += ok
+        wrong += sum(1 for g, s in got if s and (g, s) not in want)
+        if failures and not ok:
+            print(f"  mixed page #{k} (9x9 and {box[0] * box[1]}x{box[0] * box[1]} {style}): "
+                  f"{[(r.status, r.size, r.message[:60]) for r in results]}")
+    print(f"pages of a 9x9 puzzle and another size ({count}; seed {seed}): both read fully right and solved "
+          f"{right}/{count}; answers not the puzzle's own {wrong}; ms median {statistics.median(times):.0f}")
 
 
 if __name__ == "__main__":
