@@ -128,3 +128,27 @@ def test_checks_and_hints_on_a_six_by_six_page_draw_no_answer_and_say_why():
     found = [p for r in results for p in r.puzzles if p.size == 6]
     assert found, "the 6x6 grid is found and locked"
     assert all(p.solution is None and p.marks is not None and p.marks.text == SIZED_MODES for p in found)
+
+
+def test_a_nine_by_nine_puzzle_and_a_six_by_six_one_held_side_by_side_are_both_answered_live():
+    import eval_page
+    from ar_sudoku.vision.kinds import KindReader
+
+    rng = random.Random(2)
+    nine = eval_page.rendered_page(1, rng, size=(640, 720))
+    six = _page_of((2, 3), rng)
+    image = np.hstack([nine.image, six.image])
+    truths = {9: _solution(nine.givens[0], (3, 3)), 6: _solution(six.givens, (2, 3))}
+    drawn = []
+    with Page(DigitReader(), kinds=KindReader()) as live:
+        for frame in _held(image, 20):
+            res = live.step(frame)
+            drawn.append({p.size: p.solution for p in res.puzzles if p.solution})
+    assert all(sol == truths[n] for d in drawn for n, sol in d.items())  # never a wrong answer on either
+    assert all(d.keys() == {9, 6} for d in drawn[8:])  # both answered once the 9x9 puzzle's votes are in
+
+
+def _page_of(box: tuple[int, int], rng: random.Random):
+    import sized_pages
+
+    return sized_pages.sized_page(box, "1-9", rng, size=(640, 720))

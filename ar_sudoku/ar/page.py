@@ -340,10 +340,10 @@ class Page:
 
     def _step_sized(self, small: np.ndarray, scale: float, timings: dict[str, float]
                     ) -> list[tuple[SizedTrack, FrameResult]]:
-        """The grids of other sizes (``ar.sized_live``): followed, and looked for while no 9x9 puzzle in view is
-        solved; a 9x9 track on one of them (it reads it as 9x9 and never solves) ends."""
+        """The grids of other sizes (``ar.sized_live``): followed, and looked for while a 9x9 puzzle in view is not
+        solved, or none is in view; a 9x9 track on one of them (it reads it as 9x9 and never solves) ends."""
         t = time.perf_counter()
-        search = not any(tr.session.state is Status.SOLVED for tr in self.tracks)
+        search = not self.tracks or not all(tr.session.state is Status.SOLVED for tr in self.tracks)
         self._next_id += self.sized.step(small, self._next_id, search)
         for tr in list(self.tracks):
             if (at := _where(tr)) is not None and self.sized.covers(at * scale):
