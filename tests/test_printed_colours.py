@@ -17,14 +17,21 @@ QUAD = np.float32([[340, 100], [940, 110], [930, 700], [330, 690]])
 BLACK, RED, BLUE, GREY = (0, 0, 0), (30, 30, 200), (160, 60, 0), (190, 190, 190)
 
 
-def _page(digits: tuple[int, int, int], lines: tuple[int, int, int], border: int,
-          cell: int = 60, margin: int = 90) -> tuple[np.ndarray, np.ndarray]:
+def _digits(colour: tuple[int, int, int], cell: int, margin: int) -> np.ndarray:
+    """EASY's givens printed in ``colour`` on paper, no lines yet."""
     side = 9 * cell
     img = np.full((side + 2 * margin, side + 2 * margin, 3), 245, np.uint8)
     for i, ch in enumerate(EASY):
         if ch != ".":
             r, c = divmod(i, 9)
-            put_centered(img, ch, (margin + (c + 0.5) * cell, margin + (r + 0.5) * cell), cell * 0.55, digits)
+            put_centered(img, ch, (margin + (c + 0.5) * cell, margin + (r + 0.5) * cell), cell * 0.55, colour)
+    return img
+
+
+def _page(digits: tuple[int, int, int], lines: tuple[int, int, int], border: int,
+          cell: int = 60, margin: int = 90) -> tuple[np.ndarray, np.ndarray]:
+    side = 9 * cell
+    img = _digits(digits, cell, margin)
     draw_grid_lines(img, (margin, margin), cell, color=lines)
     if border:
         cv2.rectangle(img, (margin, margin), (margin + side, margin + side), lines, border)
@@ -48,11 +55,7 @@ def _bordered(border: tuple[int, int, int], width: int, cell: int = 60, margin: 
                                                                                                   np.ndarray]:
     """EASY printed in black with its outer border alone drawn ``width`` px wide in ``border`` (outside the grid)."""
     side = 9 * cell
-    img = np.full((side + 2 * margin, side + 2 * margin, 3), 245, np.uint8)
-    for i, ch in enumerate(EASY):
-        if ch != ".":
-            r, c = divmod(i, 9)
-            put_centered(img, ch, (margin + (c + 0.5) * cell, margin + (r + 0.5) * cell), cell * 0.55, BLACK)
+    img = _digits(BLACK, cell, margin)
     for k in range(1, 9):
         t = max(3, cell // 10) if k % 3 == 0 else max(1, cell // 30)
         cv2.line(img, (margin + k * cell, margin), (margin + k * cell, margin + side), BLACK, t)

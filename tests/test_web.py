@@ -209,12 +209,21 @@ def screenshot(page, name: str, tmp: Path, width: int = 900, full_page: bool = F
     return folder / name
 
 
+DESKTOP = {"width": 1200, "height": 820}
+
+
+def photo_page(b, server: str, photo: Path, viewport: dict = DESKTOP):
+    """The photo page in a new tab, ``photo`` chosen as if from the file picker."""
+    page = b.new_page(viewport=viewport)
+    page.goto(server + "/photo")
+    page.set_input_files("#file", str(photo))
+    return page
+
+
 def test_photo_page_reads_a_photo_and_solves_again_after_a_correction(server, browser, tmp_path):
     b = launch(browser)
     try:
-        page = b.new_page(viewport={"width": 1200, "height": 820})
-        page.goto(server + "/photo")
-        page.set_input_files("#file", str(PHOTO))
+        page = photo_page(b, server, PHOTO)
         page.wait_for_function("window.lastRead && window.lastRead.solution", timeout=20_000)
         first = page.evaluate("window.lastRead")
         shown = page.eval_on_selector_all("#grid .cell", "cs => cs.map(c => c.textContent || '.')")
@@ -326,9 +335,7 @@ def test_photo_page_draws_a_curled_pages_digits_on_their_cells(server, browser, 
     path.write_bytes(data)
     b = launch(browser)
     try:
-        page = b.new_page(viewport=PHONE)
-        page.goto(server + "/photo")
-        page.set_input_files("#file", str(path))
+        page = photo_page(b, server, path, PHONE)
         page.wait_for_function("window.lastRead && window.lastRead.solution && window.photoDrawn", timeout=20_000)
         drawn = page.evaluate("window.photoDrawn")
         read = page.evaluate("window.lastRead")
@@ -789,9 +796,7 @@ def test_photo_page_draws_a_six_by_six_pages_answers_on_their_cells(server, brow
     assert api["solution"] == solve(parse_line(sheet.givens, box=(3, 2)), 5.0).solution
     b = launch(browser)
     try:
-        page = b.new_page(viewport={"width": 1200, "height": 820})
-        page.goto(server + "/photo")
-        page.set_input_files("#file", str(path))
+        page = photo_page(b, server, path)
         page.wait_for_function("window.lastRead && window.lastRead.solution && window.photoDrawn", timeout=20_000)
         drawn = page.evaluate("window.photoDrawn")
         status_text = page.text_content("#status") or ""
@@ -882,9 +887,7 @@ def test_photo_page_of_two_puzzles_corrects_the_second_and_leaves_the_first_as_r
 
     b = launch(browser)
     try:
-        page = b.new_page(viewport={"width": 1200, "height": 820})
-        page.goto(server + "/photo")
-        page.set_input_files("#file", str(path))
+        page = photo_page(b, server, path)
         page.wait_for_function("window.lastRead && window.lastRead.puzzles.length === 2", timeout=20_000)
         grid = "cs => cs.map(c => c.classList.contains('given') ? c.textContent : '.').join('')"
         assert page.eval_on_selector_all("#grid .cell", grid) == sheet.givens[0]
