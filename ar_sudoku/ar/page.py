@@ -26,6 +26,10 @@ other. What the page adds:
   its optical flow and the others move by its homography (``GridTracker.follow``): the puzzles of a
   page are one sheet. While any moves, each computes its own.
 
+Grids of 4x4, 6x6 and 16x16 have tracks of their own (:mod:`ar_sudoku.ar.sized_live`), looked for while a
+9x9 puzzle in view is unsolved (a 9x9 track on such a grid ends once it is known for what it is), and a
+photo of a folder is read as ``image`` reads it, every puzzle on it (:meth:`Page._step_still`).
+
 The frame's result is the first puzzle's (in reading order: rows from the top, then left to
 right) with every puzzle's result in ``puzzles``, each with its track id in ``puzzle``; with no
 puzzle in view it is a searching result with no corners. The user's commands (mode, hint,

@@ -4,8 +4,8 @@ The 9x9 session (:mod:`ar_sudoku.ar.session`) reads 81 cells a frame and votes o
 another size is rarer and cheap to read whole, so it gets a simpler life here:
 
 - **Found** by the photo reader's own search (``sizes.find_sized_grids``, every ``every`` frames) while a
-  9x9 puzzle in view is unsolved (or none is), on the frame's working grey. A 9x9 track sitting on such a grid reads it as
-  9x9 and never solves: the page ends that track once the grid is known for what it is.
+  9x9 puzzle in view is unsolved (or none is), on the frame's working grey. A 9x9 track sitting on such a
+  grid reads it as 9x9 and never solves: the page ends that track once the grid is known for what it is.
 - **Locked** only when two reads a frame or more apart give the same values and solve: a single read of a
   moving, noisy frame may settle on a wrong digit, and a wrong answer is worse than none.
 - **Followed** by optical flow (``GridTracker``), re-read every ``recheck`` frames: a read that differs from
