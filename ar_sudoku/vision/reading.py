@@ -767,16 +767,16 @@ def _mixed_sizes(nine: list[BoardResult], gray: np.ndarray, reader: DigitReader,
     sized = _other_sizes(gray, reader, timeout, t0, None)
     if sized is None:
         return None
-    others = [r for r in sized[0] if r.status == Status.SOLVED and r.corners is not None]
-    kept = [r for r in nine if r.corners is not None and not (
-        (r.status != Status.SOLVED or SEVERAL in r.message) and any(_overlap(r.corners, o.corners) for o in others))]
-    added = [o for o in others if not any(_overlap(o.corners, r.corners) for r in kept)]
+    others = [(r, r.corners) for r in sized[0] if r.status == Status.SOLVED and r.corners is not None]
+    kept = [(r, r.corners) for r in nine if r.corners is not None and not (
+        (r.status != Status.SOLVED or SEVERAL in r.message) and any(_overlap(r.corners, at) for _, at in others))]
+    added = [(o, at) for o, at in others if not any(_overlap(at, where) for _, where in kept)]
     if not added:
         return None
     every = kept + added
-    boxes = [GridQuad(np.asarray(r.corners, np.float32), 0.0) for r in every]
-    at = {id(q): r for q, r in zip(boxes, every)}
-    return [at[id(q)] for q in reading_order(boxes)]
+    boxes = [GridQuad(np.asarray(at, np.float32), 0.0) for _, at in every]
+    by_box = {id(q): r for q, (r, _) in zip(boxes, every)}
+    return [by_box[id(q)] for q in reading_order(boxes)]
 
 
 def _overlap(a: np.ndarray, b: np.ndarray) -> bool:
