@@ -896,6 +896,8 @@ def find_grids(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.0
         if looks < OTHER_GATE and not LIKE_SIZE[0] * size <= _area(quad) <= LIKE_SIZE[1] * size:
             continue
         found = _search_around(gray, outline, min_score, ALL if looks >= FULL_GATE else FLAT)
+        if found is not None and (found.bent or found.score < CLEAR_SCORE):
+            found = _clearer_inside(gray, GridQuad(outline, looks), found, min_score)
         if found is not None and _cut_by_frame(found.corners, gray.shape):
             # a pasted photo's edge cut by the page's: the grid it frames may be whole
             found = _inside_frame(gray, found, min_score)
@@ -905,6 +907,9 @@ def find_grids(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.0
             grids.append(found)
     if len(grids) < most and max(gray.shape[:2]) > WIDE * min(gray.shape[:2]):
         grids += _in_strips(gray, grids, min_score, most - len(grids))
+    if len(grids) > 1 and (grids[0].bent or grids[0].score < CLEAR_SCORE):
+        # on a page, the first grid too may be a pasted photo's edge fitted with the puzzle's lines
+        grids[0] = _refound(gray, grids[0], scale, shapes, min_score)
     return reading_order([_squared(gray, g, min_score) for g in grids])
 
 
@@ -985,6 +990,36 @@ def _inside_frame(gray: np.ndarray, grid: GridQuad, min_score: float) -> GridQua
     crop[inside == 0] = int(np.median(crop[inside > 0]))
     found = _search(crop, min_score, 0.3)[0]
     return None if found is None else _shifted(found, x0, y0)
+
+
+def _clearer_inside(gray: np.ndarray, frame: GridQuad, found: GridQuad, min_score: float) -> GridQuad:
+    """``found``, or the grid inside ``frame`` (:func:`_inside_frame`) when that looks more like a grid.
+
+    A photo pasted on a page (or a box printed round a puzzle) whose edge joins the outline of a blurred or
+    faint grid is fitted as a curled grid, or as a flat one a row off, with the edge for a border line;
+    with the edge painted over, the grid inside is found as in the photo alone."""
+    framed = _inside_frame(gray, frame, min_score)
+    if framed is None or framed.score <= found.score or not _contains(frame.corners, framed.corners.mean(0)):
+        return found
+    return framed
+
+
+def _refound(gray: np.ndarray, grid: GridQuad, scale: float, shapes: list[tuple[np.ndarray, np.ndarray]],
+             min_score: float) -> GridQuad:
+    """A doubtful grid of a page (curled, or hardly a grid) searched again as the others are: inside itself
+    taken as a frame, and around and inside each larger outline that holds it (a pasted photo's edge); the
+    clearest fit that holds its centre."""
+    best = _clearer_inside(gray, grid, grid, min_score)
+    centre = grid.corners.mean(axis=0)
+    for _, quad in _at_least(shapes, _area(grid.corners) * scale * scale):
+        outline = quad / scale
+        if not _contains(outline, centre):
+            continue
+        around = _search_around(gray, outline, min_score)
+        if around is not None and around.score > best.score and _contains(around.corners, centre):
+            best = around
+        best = _clearer_inside(gray, GridQuad(outline, 0.0), best, min_score)
+    return best
 
 
 def refits(image: np.ndarray, grid: GridQuad, min_score: float = 0.25) -> list[GridQuad]:
