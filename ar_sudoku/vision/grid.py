@@ -754,6 +754,9 @@ FRAMED = (0.4, 0.85)  # of a grid's area: an outline inside it that may be the g
 # border's inner edge: 0.9 and more)
 WIDE = 2.2  # a picture this much longer than high (or high than long) is a page of puzzles side by side
 INNER_SHARE = (0.16, 0.6)  # of the first grid's area: the puzzles of a page taken for a grid (its boxes: 1/9)
+# a grid of a page scoring below this may be a pasted photo's edge taken for its border, the puzzle's lines
+# fitted inside it (the training photos' own grids, fitted: 0.66-0.8; such fits: 0.25-0.7, curled or a row off)
+FRAMED_SCORE = 0.6
 NARROW = 0.75  # a grid whose short sides are this share of its long ones or less is not a whole square puzzle
 
 
@@ -896,7 +899,7 @@ def find_grids(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.0
         if looks < OTHER_GATE and not LIKE_SIZE[0] * size <= _area(quad) <= LIKE_SIZE[1] * size:
             continue
         found = _search_around(gray, outline, min_score, ALL if looks >= FULL_GATE else FLAT)
-        if found is not None and (found.bent or found.score < CLEAR_SCORE):
+        if found is not None and (found.bent or found.score < FRAMED_SCORE):
             found = _clearer_inside(gray, GridQuad(outline, looks), found, min_score)
         if found is not None and _cut_by_frame(found.corners, gray.shape):
             # a pasted photo's edge cut by the page's: the grid it frames may be whole
@@ -907,7 +910,7 @@ def find_grids(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.0
             grids.append(found)
     if len(grids) < most and max(gray.shape[:2]) > WIDE * min(gray.shape[:2]):
         grids += _in_strips(gray, grids, min_score, most - len(grids))
-    if len(grids) > 1 and (grids[0].bent or grids[0].score < CLEAR_SCORE):
+    if len(grids) > 1 and (grids[0].bent or grids[0].score < FRAMED_SCORE):
         # on a page, the first grid too may be a pasted photo's edge fitted with the puzzle's lines
         grids[0] = _refound(gray, grids[0], scale, shapes, min_score)
     return reading_order([_squared(gray, g, min_score) for g in grids])
@@ -999,9 +1002,11 @@ def _clearer_inside(gray: np.ndarray, frame: GridQuad, found: GridQuad, min_scor
     faint grid is fitted as a curled grid, or as a flat one a row off, with the edge for a border line;
     with the edge painted over, the grid inside is found as in the photo alone."""
     framed = _inside_frame(gray, frame, min_score)
-    if framed is None or framed.score <= found.score or not _contains(frame.corners, framed.corners.mean(0)):
+    if framed is None or not _contains(frame.corners, framed.corners.mean(0)):
         return found
-    return framed
+    # clearer by a margin; a flat fit where a curled one was found, clearer at all
+    gain = 0.0 if found.bent and not framed.bent else 0.05
+    return framed if framed.score > found.score + gain else found
 
 
 def _refound(gray: np.ndarray, grid: GridQuad, scale: float, shapes: list[tuple[np.ndarray, np.ndarray]],
@@ -1011,9 +1016,9 @@ def _refound(gray: np.ndarray, grid: GridQuad, scale: float, shapes: list[tuple[
     clearest fit that holds its centre."""
     best = _clearer_inside(gray, grid, grid, min_score)
     centre = grid.corners.mean(axis=0)
-    for _, quad in _at_least(shapes, _area(grid.corners) * scale * scale):
-        outline = quad / scale
-        if not _contains(outline, centre):
+    for _, quad in shapes:
+        outline = quad / scale  # (its contour may enclose less: a photo's edge joined to the grid's lines)
+        if _area(outline) < _area(grid.corners) or not _overlaps(outline, grid.corners, 0.5):
             continue
         around = _search_around(gray, outline, min_score)
         if around is not None and around.score > best.score and _contains(around.corners, centre):
