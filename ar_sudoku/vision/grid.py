@@ -862,7 +862,8 @@ def find_grids(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.0
     is large enough beside the first, and shows some line structure is searched on its own (cropped,
     at its own resolution, with every pass :func:`find_grid` has). A grid cut by the picture's edge is
     not another puzzle (the neighbour of a photographed one, half in view); a grid overlapping one
-    found is that one.
+    found is that one. On a page, a grid fitted curled or hardly a grid may be a pasted photo's edge
+    taken for its border: the clearer grid inside that edge is taken (:func:`_clearer_inside`).
     """
     gray = to_gray(image)
     first, pictures, scale = _search(gray, min_score, min_area)
@@ -1012,7 +1013,7 @@ def _clearer_inside(gray: np.ndarray, frame: GridQuad, found: GridQuad, min_scor
 def _refound(gray: np.ndarray, grid: GridQuad, scale: float, shapes: list[tuple[np.ndarray, np.ndarray]],
              min_score: float) -> GridQuad:
     """A doubtful grid of a page (curled, or hardly a grid) searched again as the others are: inside itself
-    taken as a frame, and around and inside each larger outline that holds it (a pasted photo's edge); the
+    taken as a frame, and around and inside each larger outline over it (a pasted photo's edge); the
     clearest fit that holds its centre."""
     best = _clearer_inside(gray, grid, grid, min_score)
     centre = grid.corners.mean(axis=0)
