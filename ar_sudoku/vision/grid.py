@@ -754,6 +754,9 @@ FRAMED = (0.4, 0.85)  # of a grid's area: an outline inside it that may be the g
 # border's inner edge: 0.9 and more)
 WIDE = 2.2  # a picture this much longer than high (or high than long) is a page of puzzles side by side
 INNER_SHARE = (0.16, 0.6)  # of the first grid's area: the puzzles of a page taken for a grid (its boxes: 1/9)
+# a grid of a page scoring below this may be a pasted photo's edge taken for its border, the puzzle's lines
+# fitted inside it (the training photos' own grids, fitted: 0.66-0.8; such fits: 0.25-0.7, curled or a row off)
+FRAMED_SCORE = 0.6
 NARROW = 0.75  # a grid whose short sides are this share of its long ones or less is not a whole square puzzle
 
 
@@ -859,7 +862,8 @@ def find_grids(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.0
     is large enough beside the first, and shows some line structure is searched on its own (cropped,
     at its own resolution, with every pass :func:`find_grid` has). A grid cut by the picture's edge is
     not another puzzle (the neighbour of a photographed one, half in view); a grid overlapping one
-    found is that one.
+    found is that one. On a page, a grid fitted curled or hardly a grid may be a pasted photo's edge
+    taken for its border: the clearer grid inside that edge is taken (:func:`_clearer_inside`).
     """
     gray = to_gray(image)
     first, pictures, scale = _search(gray, min_score, min_area)
@@ -896,6 +900,8 @@ def find_grids(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.0
         if looks < OTHER_GATE and not LIKE_SIZE[0] * size <= _area(quad) <= LIKE_SIZE[1] * size:
             continue
         found = _search_around(gray, outline, min_score, ALL if looks >= FULL_GATE else FLAT)
+        if found is not None and (found.bent or found.score < FRAMED_SCORE):
+            found = _clearer_inside(gray, GridQuad(outline, looks), found, min_score)
         if found is not None and _cut_by_frame(found.corners, gray.shape):
             # a pasted photo's edge cut by the page's: the grid it frames may be whole
             found = _inside_frame(gray, found, min_score)
@@ -905,6 +911,9 @@ def find_grids(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.0
             grids.append(found)
     if len(grids) < most and max(gray.shape[:2]) > WIDE * min(gray.shape[:2]):
         grids += _in_strips(gray, grids, min_score, most - len(grids))
+    if len(grids) > 1 and (grids[0].bent or grids[0].score < FRAMED_SCORE):
+        # on a page, the first grid too may be a pasted photo's edge fitted with the puzzle's lines
+        grids[0] = _refound(gray, grids[0], scale, shapes, min_score)
     return reading_order([_squared(gray, g, min_score) for g in grids])
 
 
@@ -985,6 +994,38 @@ def _inside_frame(gray: np.ndarray, grid: GridQuad, min_score: float) -> GridQua
     crop[inside == 0] = int(np.median(crop[inside > 0]))
     found = _search(crop, min_score, 0.3)[0]
     return None if found is None else _shifted(found, x0, y0)
+
+
+def _clearer_inside(gray: np.ndarray, frame: GridQuad, found: GridQuad, min_score: float) -> GridQuad:
+    """``found``, or the grid inside ``frame`` (:func:`_inside_frame`) when that looks more like a grid.
+
+    A photo pasted on a page (or a box printed round a puzzle) whose edge joins the outline of a blurred or
+    faint grid is fitted as a curled grid, or as a flat one a row off, with the edge for a border line;
+    with the edge painted over, the grid inside is found as in the photo alone."""
+    framed = _inside_frame(gray, frame, min_score)
+    if framed is None or not _contains(frame.corners, framed.corners.mean(0)):
+        return found
+    # clearer by a margin; a flat fit where a curled one was found, clearer at all
+    gain = 0.0 if found.bent and not framed.bent else 0.05
+    return framed if framed.score > found.score + gain else found
+
+
+def _refound(gray: np.ndarray, grid: GridQuad, scale: float, shapes: list[tuple[np.ndarray, np.ndarray]],
+             min_score: float) -> GridQuad:
+    """A doubtful grid of a page (curled, or hardly a grid) searched again as the others are: inside itself
+    taken as a frame, and around and inside each larger outline over it (a pasted photo's edge); the
+    clearest fit that holds its centre."""
+    best = _clearer_inside(gray, grid, grid, min_score)
+    centre = grid.corners.mean(axis=0)
+    for _, quad in shapes:
+        outline = quad / scale  # (its contour may enclose less: a photo's edge joined to the grid's lines)
+        if _area(outline) < _area(grid.corners) or not _overlaps(outline, grid.corners, 0.5):
+            continue
+        around = _search_around(gray, outline, min_score)
+        if around is not None and around.score > best.score and _contains(around.corners, centre):
+            best = around
+        best = _clearer_inside(gray, GridQuad(outline, 0.0), best, min_score)
+    return best
 
 
 def refits(image: np.ndarray, grid: GridQuad, min_score: float = 0.25) -> list[GridQuad]:
