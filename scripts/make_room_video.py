@@ -231,7 +231,8 @@ def main(argv: list[str] | None = None) -> int:
             truth.write(json.dumps({"frame": i, "puzzle": names[k], "visible": visible,
                                     "corners": None if quad is None else np.round(quad, 1).tolist(),
                                     "givens": givens, "full": full, **fx}) + "\n")
-    print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.1f} MB, {n_frames} frames, {','.join(names)}) and {truth_path}")
+    print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.1f} MB, {n_frames} frames, {','.join(names)}) "
+          f"and {truth_path}")
     return 0
 
 

@@ -33,11 +33,13 @@ class Located:
     corners: np.ndarray | None
     detected: bool  # found by the detector on this frame (exact), not only tracked
     slipped: bool = False  # detected far from where it was tracked: tracking slipped, or another grid
+    held: bool = False  # neither tracked nor detected on a streaked frame: where the board last was (``COAST``)
 
 
 NEAR = 0.3  # of the board's side: the margin around it that a near-only locator searches
 NEAR_SIDE = 320  # px: the board's size in the picture a near-only locator searches, when it is larger
 BLUR = 0.93  # evenness below this share of the board's usual: the frame is streaked, not read
+COAST = 12  # frames the board is held where it last was while a shaking hand's streak hides its crossings
 
 
 def _turn(corners: np.ndarray, reference: np.ndarray) -> int:
@@ -80,6 +82,7 @@ class BoardLocator:
         self._shape: tuple[int, ...] | None = None
         self._gray: np.ndarray | None = None  # its grey at full size, made when a reading needs it
         self.evenness: deque[float] = deque(maxlen=30)  # the board's last frames' ``cells.evenness``
+        self.held = 0  # frames in a row the board has been held (``COAST``), not tracked or detected
 
     # ------------------------------------------------------------------ the frame
 
@@ -174,12 +177,14 @@ class BoardLocator:
     def lose(self) -> None:
         self.tracker.reset()
         self.evenness.clear()
+        self.held = 0
 
     def locate(self, frame_index: int, settled: bool) -> Located:
         """Track the board, and detect it on every frame until it is settled (the reading needs exact
         corners) or while it moves fast; once settled, now and then, to correct drift."""
         k = self.scale
         prev = self.last_corners
+        held, self.held = self.held, 0  # frames the board was held before this one; a found board ends a hold
         follow, self.follow = self.follow, None
         if not self.tracker.active:
             tracked = None
@@ -198,7 +203,7 @@ class BoardLocator:
             return Located(tracked, False)
         quad = self._detect(tracked if tracked is not None else prev)
         if quad is None:
-            return Located(tracked, False)
+            return self._hold(prev, held) if tracked is None else Located(tracked, False)
         if tracked is not None and (_surrounds(quad.corners / k, tracked) or self._streaked(tracked) and float(
                 np.abs(quad.corners / k - tracked).max()) > 0.08 * side(tracked)):
             return Located(tracked, False)  # the page's edge around the grid, or a quad a streaked frame made up
@@ -215,6 +220,16 @@ class BoardLocator:
         self.restart(det, motion)
         slipped = ref is not None and float(np.abs(det - ref).max()) > 0.08 * side(det)
         return Located(det, True, slipped)
+
+    def _hold(self, prev: np.ndarray | None, held: int) -> Located:
+        """Neither tracked nor detected: on a frame streaked by a shaking hand (the grid's edges blurred across
+        the streak, not gone) the board is where it last was, for at most ``COAST`` frames in a row; the
+        flow and the detector find it again once the burst is over (a hold outlasts the streak by a frame or
+        two: the detector may miss the first sharp one). A board never streaked where it was is lost."""
+        if prev is None or held >= COAST or not (held or self._streaked(prev)):
+            return Located(None, False)
+        self.held = held + 1
+        return Located(prev, False, held=True)
 
     def steady(self, corners: np.ndarray, detected: bool) -> bool:
         """Whole board in view, its corners exact (detected on this frame, or tracked while slow), and the
