@@ -203,7 +203,7 @@ class BoardLocator:
             return Located(tracked, False)
         quad = self._detect(tracked if tracked is not None else prev)
         if quad is None:
-            return self._hold(prev, held) if tracked is None else Located(tracked, False)
+            return self._hold(prev, held) if tracked is None and settled else Located(tracked, False)
         if tracked is not None and (_surrounds(quad.corners / k, tracked) or self._streaked(tracked) and float(
                 np.abs(quad.corners / k - tracked).max()) > 0.08 * side(tracked)):
             return Located(tracked, False)  # the page's edge around the grid, or a quad a streaked frame made up
@@ -222,10 +222,11 @@ class BoardLocator:
         return Located(det, True, slipped)
 
     def _hold(self, prev: np.ndarray | None, held: int) -> Located:
-        """Neither tracked nor detected: on a frame streaked by a shaking hand (the grid's edges blurred across
-        the streak, not gone) the board is where it last was, for at most ``COAST`` frames in a row; the
+        """A settled board neither tracked nor detected: on a frame streaked by a shaking hand (the grid's edges
+        blurred across the streak, not gone) it is where it last was, for at most ``COAST`` frames in a row; the
         flow and the detector find it again once the burst is over (a hold outlasts the streak by a frame or
-        two: the detector may miss the first sharp one). A board never streaked where it was is lost."""
+        two: the detector may miss the first sharp one). A board never streaked where it was is lost, and so
+        is a held one whose givens' ink is not there (the session's check: a bare table reads as streaked)."""
         if prev is None or held >= COAST or not (held or self._streaked(prev)):
             return Located(None, False)
         self.held = held + 1

@@ -442,7 +442,6 @@ class ARSession:
 
         t = time.perf_counter()
         loc = self._find()
-        self.held = loc.held
         timings["find"] = (time.perf_counter() - t) * 1e3
 
         t = time.perf_counter()
@@ -459,6 +458,10 @@ class ARSession:
     def _find(self) -> Located:
         """Where the board is, and the events that follows from it: slipped, lost, found."""
         loc = self.locator.locate(self.frame_index, settled=self.state in (State.SOLVED, State.SUSPECT))
+        self.held = loc.held
+        if loc.held and loc.corners is not None and not self._same_pattern(loc.corners):
+            # not the board blurred where it was: the givens' ink is gone, and so is the board
+            loc, self.held = Located(None, False), False
         if loc.slipped:
             self._fire(Event.SLIPPED)  # tracking had slipped, or another grid is in view: read again
         if loc.corners is None:
