@@ -19,9 +19,9 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
-from ar_sudoku.vision.cells import evenness, quick_ink
+from ar_sudoku.vision.cells import evenness, quick_ink, warp_grid
 from ar_sudoku.vision.grid import WORK_SIZE, GridQuad, find_grid, to_gray, working_gray
-from ar_sudoku.vision.lattice import rotate
+from ar_sudoku.vision.lattice import rectify, rotate
 from ar_sudoku.vision.tracker import GridTracker
 from ar_sudoku.vision.yuv import I420, as_bgr
 
@@ -39,6 +39,9 @@ class Located:
 NEAR = 0.3  # of the board's side: the margin around it that a near-only locator searches
 NEAR_SIDE = 320  # px: the board's size in the picture a near-only locator searches, when it is larger
 BLUR = 0.93  # evenness below this share of the board's usual: the frame is streaked, not read
+FADED = 0.25  # a cell's paper lifted this far from the page's towards white: a glare fades its print
+SPOT_CELLS = 20  # more cells lifted than this: the light on the page, not a spot
+SOFT = 0.75  # the grid's edges fainter than this share of the board's usual: blurred (by a streak any way)
 COAST = 12  # frames the board is held where it last was while a shaking hand's streak hides its crossings
 
 
@@ -82,6 +85,7 @@ class BoardLocator:
         self._shape: tuple[int, ...] | None = None
         self._gray: np.ndarray | None = None  # its grey at full size, made when a reading needs it
         self.evenness: deque[float] = deque(maxlen=30)  # the board's last frames' ``cells.evenness``
+        self.edges: deque[float] = deque(maxlen=30)  # ... and their edges' strength (``_edge_level``)
         self.held = 0  # frames in a row the board has been held (``COAST``), not tracked or detected
 
     # ------------------------------------------------------------------ the frame
@@ -94,6 +98,7 @@ class BoardLocator:
             self._shape = frame.shape[:2]
             self.tracker.reset()
             self.evenness.clear()
+            self.edges.clear()
             self.last_corners = None
             self.lattice = None
         h, w = frame.shape[:2]
@@ -177,6 +182,7 @@ class BoardLocator:
     def lose(self) -> None:
         self.tracker.reset()
         self.evenness.clear()
+        self.edges.clear()
         self.held = 0
 
     def locate(self, frame_index: int, settled: bool) -> Located:
@@ -253,11 +259,29 @@ class BoardLocator:
         now = self._evenness(corners)
         usual = float(np.median(self.evenness)) if len(self.evenness) >= 5 else None
         self.evenness.append(now)
+        self.edges.append(self._edge_level(corners))
         return usual is not None and now < BLUR * usual
 
     def _streaked(self, corners: np.ndarray) -> bool:
-        """``blurred``, without counting the frame in the board's usual evenness."""
-        return len(self.evenness) >= 5 and self._evenness(corners) < BLUR * float(np.median(self.evenness))
+        """``blurred``, without counting the frame in the board's usual evenness; or the grid's edges much
+        fainter than usual all ways (a streak along the diagonal blurs across and down alike)."""
+        if len(self.evenness) < 5 or len(self.edges) < 5:
+            return False
+        return (self._evenness(corners) < BLUR * float(np.median(self.evenness))
+                or self._edge_level(corners) < SOFT * float(np.median(self.edges)))
+
+    def _edge_level(self, corners: np.ndarray) -> float:
+        """How strong the squared-up grid's edges are: the mean gradient, across and down."""
+        warped = self._square(corners)
+        return float(np.abs(cv2.Sobel(warped, cv2.CV_32F, 1, 0)).mean()
+                     + np.abs(cv2.Sobel(warped, cv2.CV_32F, 0, 1)).mean())
+
+    def _square(self, corners: np.ndarray, cell: int = 12) -> np.ndarray:
+        """The grid squared up small from the working frame (float), ``cell`` pixels a cell."""
+        k = self.scale
+        warped = (rectify(self.small, self.lattice * k, cell) if self.lattice is not None
+                  else warp_grid(self.small, corners * k, cell))
+        return warped.astype(np.float32)
 
     def _evenness(self, corners: np.ndarray) -> float:
         k = self.scale
@@ -275,3 +299,12 @@ class BoardLocator:
         k = self.scale
         lattice = None if self.lattice is None else self.lattice * k
         return quick_ink(self.small, corners * k, lattice=lattice, expect=expect) > 0.5
+
+    def glared(self, corners: np.ndarray) -> np.ndarray:
+        """Every frame, cheaply: which of the 81 cells a glare spot lifts towards white (a bool per cell), where
+        print may fade out of ``inked``'s sight. Lifted against the page's typical paper (the cells' median),
+        and a spot only: with more than ``SPOT_CELLS`` lifted it is the page's light, and none count."""
+        paper = np.median(self._square(corners).reshape(9, 12, 9, 12), axis=(1, 3)).reshape(81)
+        typical = float(np.median(paper))
+        lifted = (paper - typical) / max(255.0 - typical, 1.0) >= FADED
+        return lifted if int(lifted.sum()) <= SPOT_CELLS else np.zeros(81, bool)

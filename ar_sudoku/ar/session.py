@@ -408,6 +408,8 @@ class ARSession:
             known = self.ledger.known()
             if any(ink[i] and not want[i] and i not in known for i in range(81)):
                 self.board.since_read = max(self.board.since_read, self.cfg.recheck_every - 2)  # read it soon
+        # print a glare spot fades is not gone: another puzzle (or a hand) shows across the grid, not in a spot
+        mismatch &= ~self.locator.glared(corners)
         for i in self.overrides:
             mismatch[i] = False
         # a board held through a streak sits a few pixels off and its print is smeared: only givens gone missing
