@@ -474,3 +474,26 @@ def test_a_burst_of_motion_blur_keeps_the_board_and_its_answer_and_a_bare_table_
     assert results[19].solution == A.solution
     assert all(r.corners is not None and r.solution == A.solution for r in results[20:28])
     assert all(r.corners is None and r.solution is None for r in results[28:])
+
+
+@pytest.mark.parametrize("doubtful", [False, True])
+def test_a_track_started_on_part_of_the_grid_takes_the_whole_grid_once_its_reading_has_no_solution(doubtful):
+    """A page sliding in can start the track on a part of its grid (between box lines), and a grid detected
+    around a tracked one is usually the page's edge: refused while the reading stands, taken once the reading
+    of the part has no solution (``doubtful``), so the board is read afresh on the whole grid."""
+    from ar_sudoku.ar.locator import BoardLocator
+
+    q = quad((W / 2, H / 2), 380, 3, 0.05)
+    frame = place(*page(A.puzzle, seed=1), q, background((W, H), 3), 0.6)
+    flat = np.float32([[0, 0], [9, 0], [9, 9], [0, 9]])
+    part = cv2.perspectiveTransform(np.float32([[[1, 1], [7, 1], [7, 8], [1, 8]]]),
+                                    cv2.getPerspectiveTransform(flat, q)).reshape(4, 2)
+    loc = BoardLocator()
+    loc.prepare(frame, None)
+    loc.restart(part)
+    loc.moved_to(part)
+    loc.prepare(frame, None)
+    got = loc.locate(1, settled=False, doubtful=doubtful)
+    assert got.corners is not None
+    near_whole = float(np.abs(got.corners - q).max()) < 0.02 * 380
+    assert near_whole == doubtful and got.slipped == doubtful

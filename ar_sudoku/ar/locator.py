@@ -185,9 +185,13 @@ class BoardLocator:
         self.edges.clear()
         self.held = 0
 
-    def locate(self, frame_index: int, settled: bool) -> Located:
+    def locate(self, frame_index: int, settled: bool, doubtful: bool = False) -> Located:
         """Track the board, and detect it on every frame until it is settled (the reading needs exact
-        corners) or while it moves fast; once settled, now and then, to correct drift."""
+        corners) or while it moves fast; once settled, now and then, to correct drift.
+
+        ``doubtful``: the board's reading has no solution. A grid detected around the tracked one is then taken
+        (the track may have started on a part of the grid, its box lines, as a page slid in), not refused as the
+        page's edge around it."""
         k = self.scale
         prev = self.last_corners
         held, self.held = self.held, 0  # frames the board was held before this one; a found board ends a hold
@@ -210,7 +214,8 @@ class BoardLocator:
         quad = self._detect(tracked if tracked is not None else prev)
         if quad is None:
             return self._hold(prev, held) if tracked is None and settled else Located(tracked, False)
-        if tracked is not None and (_surrounds(quad.corners / k, tracked) or self._streaked(tracked) and float(
+        edge = not doubtful and _surrounds(quad.corners / k, tracked) if tracked is not None else False
+        if tracked is not None and (edge or self._streaked(tracked) and float(
                 np.abs(quad.corners / k - tracked).max()) > 0.08 * side(tracked)):
             return Located(tracked, False)  # the page's edge around the grid, or a quad a streaked frame made up
         ref = tracked if tracked is not None else prev

@@ -459,7 +459,8 @@ class ARSession:
 
     def _find(self) -> Located:
         """Where the board is, and the events that follows from it: slipped, lost, found."""
-        loc = self.locator.locate(self.frame_index, settled=self.state in (State.SOLVED, State.SUSPECT))
+        loc = self.locator.locate(self.frame_index, settled=self.state in (State.SOLVED, State.SUSPECT),
+                                  doubtful=self.state is State.UNSOLVABLE)
         self.held = loc.held
         if loc.held and loc.corners is not None and not self._same_pattern(loc.corners):
             # not the board blurred where it was: the givens' ink is gone, and so is the board
