@@ -133,6 +133,7 @@ class BoardReading:
     since_read: int = 0  # frames since the last re-read of a settled board
     submitted: str | None = None  # the last vote handed to the solver
     submitted_at: int = -1  # the frame it was handed over on
+    doubted: bool = False  # once read without a solution: the board is detected precisely from then on
 
 
 @dataclass(frozen=True)
@@ -459,8 +460,10 @@ class ARSession:
 
     def _find(self) -> Located:
         """Where the board is, and the events that follows from it: slipped, lost, found."""
+        if self.state is State.UNSOLVABLE:
+            self.board.doubted = True
         loc = self.locator.locate(self.frame_index, settled=self.state in (State.SOLVED, State.SUSPECT),
-                                  doubtful=self.state is State.UNSOLVABLE)
+                                  doubtful=self.state is State.UNSOLVABLE, precise=self.board.doubted)
         self.held = loc.held
         if loc.held and loc.corners is not None and not self._same_pattern(loc.corners):
             # not the board blurred where it was: the givens' ink is gone, and so is the board
