@@ -40,7 +40,7 @@ NEAR = 0.3  # of the board's side: the margin around it that a near-only locator
 NEAR_SIDE = 320  # px: the board's size in the picture a near-only locator searches, when it is larger
 BLUR = 0.93  # evenness below this share of the board's usual: the frame is streaked, not read
 FADED = 0.25  # a cell's paper lifted this far from the page's towards white: a glare fades its print
-SPOT_CELLS = 20  # more cells lifted than this: the light on the page, not a spot
+SPOT_CELLS = 30  # more cells lifted than this (over a third of the grid): the light on the page, not a spot
 SOFT = 0.75  # the grid's edges fainter than this share of the board's usual: blurred (by a streak any way)
 COAST = 12  # frames the board is held where it last was while a shaking hand's streak hides its crossings
 
