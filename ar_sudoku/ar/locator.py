@@ -33,7 +33,8 @@ class Located:
     corners: np.ndarray | None
     detected: bool  # found by the detector on this frame (exact), not only tracked
     slipped: bool = False  # detected far from where it was tracked: tracking slipped, or another grid
-    held: bool = False  # neither tracked nor detected on a streaked frame: where the board last was (``COAST``)
+    held: bool = False  # neither tracked nor detected: where the settled board last was (``COAST``)
+    streaked: bool = False  # held on a frame where its grid is streaked (a shaking hand's motion blur)
 
 
 NEAR = 0.3  # of the board's side: the margin around it that a near-only locator searches
@@ -236,15 +237,15 @@ class BoardLocator:
         return Located(det, True, slipped)
 
     def _hold(self, prev: np.ndarray | None, held: int) -> Located:
-        """A settled board neither tracked nor detected: on a frame streaked by a shaking hand (the grid's edges
-        blurred across the streak, not gone) it is where it last was, for at most ``COAST`` frames in a row; the
-        flow and the detector find it again once the burst is over (a hold outlasts the streak by a frame or
-        two: the detector may miss the first sharp one). A board never streaked where it was is lost, and so
-        is a held one whose givens' ink is not there (the session's check: a bare table reads as streaked)."""
-        if prev is None or held >= COAST or not (held or self._streaked(prev)):
+        """A settled board neither tracked nor detected: it is where it last was, for at most ``COAST`` frames in
+        a row (a shaking hand's burst: the crossings' flow and the detector fail on a streaked grid, and on the
+        first sharp frame or two after it); they find it again once the burst is over. The session draws a held
+        board only while its givens' ink is there (a bare table, a page gone, another puzzle: lost at once),
+        and never reads it; ``streaked`` tells it the grid is blurred there (its print smeared)."""
+        if prev is None or held >= COAST:
             return Located(None, False)
         self.held = held + 1
-        return Located(prev, False, held=True)
+        return Located(prev, False, held=True, streaked=self._streaked(prev))
 
     def steady(self, corners: np.ndarray, detected: bool) -> bool:
         """Whole board in view, its corners exact (detected on this frame, or tracked while slow), and the

@@ -169,7 +169,7 @@ class ARSession:
         self.override_base: str | None = None  # the reading the corrections were made on
         self.cache: OrderedDict[str, BoardResult] = OrderedDict()  # givens -> checked result
         self.frame_index = -1
-        self.held = False  # this frame's board is held where it was through a streak (``Located.held``)
+        self.streaked = False  # this frame's board is held where it was, its grid streaked (``Located.streaked``)
         self._marks_key: tuple | None = None
         self._marks: Marks | None = None
         # what each state does on a steady frame with the board in view
@@ -415,7 +415,7 @@ class ARSession:
             mismatch[i] = False
         # a board held through a streak sits a few pixels off and its print is smeared: only givens gone missing
         # in number (another puzzle) stop its drawing there, and the re-read follows once it is found again
-        limit = self.cfg.pattern_mismatch if self.kinds is None or self.held else self.cfg.pattern_mismatch // 2
+        limit = self.cfg.pattern_mismatch if self.kinds is None or self.streaked else self.cfg.pattern_mismatch // 2
         if int(mismatch.sum()) >= limit:
             self.board.since_read = self.cfg.recheck_every
             return False
@@ -464,10 +464,10 @@ class ARSession:
             self.board.doubted = True
         loc = self.locator.locate(self.frame_index, settled=self.state in (State.SOLVED, State.SUSPECT),
                                   doubtful=self.state is State.UNSOLVABLE, precise=self.board.doubted)
-        self.held = loc.held
+        self.streaked = loc.held and loc.streaked
         if loc.held and loc.corners is not None and not self._same_pattern(loc.corners):
             # not the board blurred where it was: the givens' ink is gone, and so is the board
-            loc, self.held = Located(None, False), False
+            loc, self.streaked = Located(None, False), False
         if loc.slipped:
             self._fire(Event.SLIPPED)  # tracking had slipped, or another grid is in view: read again
         if loc.corners is None:
