@@ -3,6 +3,7 @@ across the page, and the hand shakes in bursts of motion blur.
 
     python scripts/make_room_video.py --out /tmp/room.mp4                  # 3 held-out puzzles, 640x480, 30 s
     python scripts/make_room_video.py --out /tmp/r.mp4 --photos image10 --seconds 4
+    python scripts/make_room_video.py --out /tmp/t.mp4 --split train --seed 3   # to tune on: 3 training puzzles
     python scripts/eval_room_video.py /tmp/room.mp4                        # what the real CLI makes of it
 
 Material: held-out sudoku-photos (``photos.held_out_puzzles``) in their ``mixed`` version, written on
@@ -18,6 +19,10 @@ an equal share of the clip: the page slides into view held by a slightly moving 
 then the page leaves and the table is empty for half a second. The truth (corners, givens, the
 solution, whether the grid is wholly in view, the effects at that frame) is written beside the video
 as ``.truth.jsonl``. Everything is seeded: the same options give the same video.
+
+The held-out video is the report, not the place to tune: ``--split train`` makes the same kind of video
+from the training side of the split, three puzzles the seed picks among the 640x480 mixed photos (each
+a different puzzle, none stored turned), so tuning on several seeds sees several sets of puzzles.
 """
 
 from __future__ import annotations
@@ -32,9 +37,10 @@ import cv2
 import numpy as np
 
 from ar_sudoku.io.sinks import VideoSink
-from photos import DEFAULT_DIR, held_out_puzzles, mixed_turn
+from photos import DEFAULT_DIR, held_out_puzzles, load, mixed_turn
 
 DEFAULT_PHOTOS = ("image10", "image155", "image70")  # three held-out puzzles, 640x480 phone photos
+TRAIN_PUZZLES = 3  # puzzles a --split train video shows
 GAP = 0.5  # seconds of empty table between puzzles
 SLIDE = 0.6  # seconds a page takes to slide in (and out)
 
@@ -65,6 +71,25 @@ def load_page(name: str, data: Path = DEFAULT_DIR) -> tuple[np.ndarray, np.ndarr
     if img is None:
         raise SystemExit(f"make_room_video: {mixed} is not an image")
     return img, _corners(printed), _dat(printed.with_suffix(".dat")), _dat(mixed.with_suffix(".dat"))
+
+
+def train_photos(seed: int, data: Path = DEFAULT_DIR) -> list[str]:
+    """``TRAIN_PUZZLES`` training-side mixed photos picked by ``seed``: 640x480, not stored turned, each a
+    different puzzle (``photos.held_out_puzzles`` holds out every photo of a puzzle together)."""
+    held = held_out_puzzles(data / "printed")
+    by_puzzle: dict[str, list[str]] = {}
+    for ph in load(data / "printed"):
+        mixed = data / "mixed" / ph.path.name
+        if ph.name in held or ph.corners is None or not mixed.exists():
+            continue
+        img = cv2.imread(str(mixed), cv2.IMREAD_REDUCED_COLOR_2)
+        if img is None or img.shape[:2] != (240, 320) or mixed_turn(ph.path, mixed) != 0:
+            continue
+        by_puzzle.setdefault(ph.givens, []).append(ph.name)
+    rng = np.random.default_rng(seed)
+    groups = sorted(by_puzzle.values())
+    picked = rng.choice(len(groups), size=min(TRAIN_PUZZLES, len(groups)), replace=False)
+    return [str(rng.choice(groups[g])) for g in picked]
 
 
 def light_at(u: float) -> tuple[float, tuple[float, float, float], str]:
@@ -144,7 +169,10 @@ def room(frame: np.ndarray, quad: np.ndarray | None, u: float, i: int, fps: floa
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", type=Path, required=True, help="the video (.mp4); the truth goes beside it")
-    ap.add_argument("--photos", default=",".join(DEFAULT_PHOTOS), help="held-out sudoku-photos names, one a puzzle")
+    ap.add_argument("--split", choices=("held-out", "train"), default="held-out",
+                    help="the photos' side of the split: held-out (the report) or train (to tune on)")
+    ap.add_argument("--photos", help="sudoku-photos names of that side, one a puzzle (default: held-out "
+                    f"{','.join(DEFAULT_PHOTOS)}; train: {TRAIN_PUZZLES} the seed picks)")
     ap.add_argument("--seconds", type=float, default=30.0, help="the whole clip")
     ap.add_argument("--size", default="640x480", help="WxH of the video")
     ap.add_argument("--fps", type=float, default=30.0)
@@ -155,11 +183,15 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError:
         print(f"make_room_video: --size {args.size!r} is not WxH", file=sys.stderr)
         return 2
-    names = [n.strip() for n in args.photos.split(",") if n.strip()]
     held = held_out_puzzles()
-    if not names or any(n not in held for n in names):
-        print(f"make_room_video: --photos must name held-out photos ({', '.join(sorted(held)[:5])}, ...)",
-              file=sys.stderr)
+    if args.photos is not None:
+        names = [n.strip() for n in args.photos.split(",") if n.strip()]
+    else:
+        names = list(DEFAULT_PHOTOS) if args.split == "held-out" else train_photos(args.seed)
+    if not names or any((n in held) != (args.split == "held-out") for n in names):
+        side = "held-out" if args.split == "held-out" else "training"
+        example = sorted(held)[:5] if args.split == "held-out" else train_photos(0)
+        print(f"make_room_video: --photos must name {side} photos ({', '.join(example)}, ...)", file=sys.stderr)
         return 2
     pages = [load_page(n) for n in names]
     n_frames = int(args.seconds * args.fps)
@@ -199,7 +231,8 @@ def main(argv: list[str] | None = None) -> int:
             truth.write(json.dumps({"frame": i, "puzzle": names[k], "visible": visible,
                                     "corners": None if quad is None else np.round(quad, 1).tolist(),
                                     "givens": givens, "full": full, **fx}) + "\n")
-    print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.1f} MB, {n_frames} frames) and {truth_path}")
+    print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.1f} MB, {n_frames} frames, {','.join(names)}) "
+          f"and {truth_path}")
     return 0
 
 

@@ -410,3 +410,92 @@ def test_a_pages_edge_around_the_tracked_grid_is_not_taken_for_another_grid():
     assert not _surrounds(grid * 1.05, grid)  # the same grid a little nearer the camera
     other = np.float32([[100, 60], [560, 60], [560, 470], [100, 470]])
     assert not _surrounds(other, grid)  # another grid in view, where the tracked one was
+
+
+def _glare(frame: np.ndarray, centre: tuple[float, float], peak: float = 1.3) -> np.ndarray:
+    """A glossy page's highlight, as make_room_video draws it: white light added, saturated in its core."""
+    h, w = frame.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    a = np.clip(peak * np.exp(-(((xx - centre[0]) / 76) ** 2 + ((yy - centre[1]) / 46) ** 2) / 2), 0, 1)[..., None]
+    return np.clip(frame * (1 - a) + 255 * a, 0, 255).astype(np.uint8)
+
+
+def test_the_cells_under_a_glare_spot_are_told_and_an_evenly_lit_page_has_none():
+    from ar_sudoku.ar.locator import SPOT_CELLS, BoardLocator
+
+    q = quad((W / 2, H / 2), 380, 3, 0.05)
+    clean = place(*page(A.puzzle, seed=1), q, background((W, H), 3), 0.6)
+    loc = BoardLocator()
+    loc.prepare(_glare(clean, (W / 2, H / 2)), None)
+    spot = loc.glared(q).reshape(9, 9)
+    assert 1 <= spot.sum() <= SPOT_CELLS and spot[4, 4]  # the middle cell, under the spot's core
+    assert not spot[0].any() and not spot[8].any() and not spot[:, 0].any()  # not the grid's edges
+    loc.prepare(clean, None)
+    assert not loc.glared(q).any()
+    loc.prepare(np.clip(clean.astype(np.int16) + 60, 0, 255).astype(np.uint8), None)  # a bright lamp on it all
+    assert not loc.glared(q).any()
+
+
+def test_under_a_glare_spot_the_answer_stays_drawn_and_another_puzzle_under_it_is_never_given_it(reader):
+    """The per-frame ink check leaves out the cells a glare spot lifts (their print fades, it is not gone):
+    the locked board keeps its answer under the spot, and a different puzzle in its place, under the same
+    spot, still fails the check at once (it differs all over the grid, not in a spot)."""
+    from ar_sudoku.vision.kinds import KindReader
+
+    q = quad((W / 2, H / 2), 380, 3, 0.05)
+    back = background((W, H), 3)
+    fa = place(*page(A.puzzle, seed=1), q, back, 0.6)
+    fb = place(*page(B.puzzle, seed=1), q, back, 0.6)
+    centre = (W / 2, H / 2)
+    with ARSession(reader, config=LOCKSTEP, kinds=KindReader()) as s:
+        results = [s.step(f) for f in [fa] * 15 + [_glare(fa, centre)] * 20 + [_glare(fb, centre)] * 20]
+    assert any(r.solution == A.solution for r in results[:15])
+    assert all(r.solution == A.solution for r in results[15:35])
+    assert all(r.solution in (None, B.solution) for r in results[35:])
+
+
+def _streak(frame: np.ndarray, length: int, diagonal: bool) -> np.ndarray:
+    """A shaking hand's motion blur: a line kernel, along the diagonal or across."""
+    k = np.eye(length, dtype=np.float32) if diagonal else np.zeros((length, length), np.float32)
+    if not diagonal:
+        k[length // 2] = 1.0
+    return cv2.filter2D(frame, -1, k / k.sum())
+
+
+@pytest.mark.parametrize("diagonal", [False, True])
+def test_a_burst_of_motion_blur_keeps_the_board_and_its_answer_and_a_bare_table_after_it_does_not(reader, diagonal):
+    """Streaked across or along the diagonal (which blurs across and down alike, so only the edges' strength
+    tells it), a locked board stays in view with its answer through the burst, however the flow fares; the
+    table bare right after the burst has no board on it, held or not."""
+    q = quad((W / 2, H / 2), 380, 3, 0.05)
+    back = background((W, H), 3)
+    fa = place(*page(A.puzzle, seed=1), q, back, 0.6)
+    frames = [fa] * 20 + [_streak(fa, 35, diagonal)] * 8 + [_streak(back, 35, diagonal)] * 3 + [back] * 3
+    with ARSession(reader, config=LOCKSTEP) as s:
+        results = [s.step(f) for f in frames]
+    assert results[19].solution == A.solution
+    assert all(r.corners is not None and r.solution == A.solution for r in results[20:28])
+    assert all(r.corners is None and r.solution is None for r in results[28:])
+
+
+@pytest.mark.parametrize("doubtful", [False, True])
+def test_a_track_started_on_part_of_the_grid_takes_the_whole_grid_once_its_reading_has_no_solution(doubtful):
+    """A page sliding in can start the track on a part of its grid (between box lines), and a grid detected
+    around a tracked one is usually the page's edge: refused while the reading stands, taken once the reading
+    of the part has no solution (``doubtful``), so the board is read afresh on the whole grid."""
+    from ar_sudoku.ar.locator import BoardLocator
+
+    q = quad((W / 2, H / 2), 380, 3, 0.05)
+    frame = place(*page(A.puzzle, seed=1), q, background((W, H), 3), 0.6)
+    flat = np.float32([[0, 0], [9, 0], [9, 9], [0, 9]])
+    part = cv2.perspectiveTransform(np.float32([[[1, 1], [7, 1], [7, 8], [1, 8]]]),
+                                    cv2.getPerspectiveTransform(flat, q)).reshape(4, 2)
+    loc = BoardLocator()
+    loc.prepare(frame, None)
+    loc.restart(part)
+    loc.moved_to(part)
+    loc.prepare(frame, None)
+    got = loc.locate(1, settled=False, doubtful=doubtful)
+    assert got.corners is not None
+    near_whole = float(np.abs(got.corners - q).max()) < 0.02 * 380
+    assert near_whole == doubtful and got.slipped == doubtful

@@ -37,3 +37,26 @@ def test_panning_over_a_page_of_three_puzzles_locks_each_soon_and_never_draws_on
             assert (row["corners"], row["givens"], row["solution"]) == (first["corners"], first["givens"],
                                                                         first["solution"])
         assert len({p["puzzle"] for p in row["puzzles"]}) == len(row["puzzles"])
+
+
+@pytest.mark.data
+def test_a_puzzle_whose_outline_sits_half_a_cell_off_its_grid_is_detected_precisely_once_read_without_a_solution(
+        tmp_path):
+    """Seed 2's middle puzzle (image1049): the live detector's outline puts its bottom-right corner half a cell
+    up, its bottom row's givens are read blank and the reading has no single solution. Once a board is read
+    without a solution its detections fit the crossings to the lines (``find_grid(precise=True)``) and it
+    locks; it used to stay unsolved for the whole clip."""
+    pytest.importorskip("onnxruntime")
+    need(PHOTOS / "printed")
+    import eval_page_video
+    import make_page_video
+
+    video = tmp_path / "page.mp4"
+    assert make_page_video.main(["--out", str(video), "--seconds", "4", "--size", "960x540", "--seed", "2"]) == 0
+    truth = eval_page_video.read_jsonl(video.with_suffix(".truth.jsonl"))
+    assert truth[0]["puzzles"][1]["name"] == "image1049"
+    log_path = tmp_path / "page.jsonl"
+    eval_page_video.run_cli(video, log_path)
+    fig = eval_page_video.compare(truth, eval_page_video.read_jsonl(log_path))
+    assert fig.wrong_puzzle == 0 and fig.wrong_answer == 0
+    assert fig.in_view[1] > 40 and fig.drawn[1] >= 0.75 * fig.in_view[1]

@@ -19,9 +19,9 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
-from ar_sudoku.vision.cells import evenness, quick_ink
+from ar_sudoku.vision.cells import evenness, quick_ink, warp_grid
 from ar_sudoku.vision.grid import WORK_SIZE, GridQuad, find_grid, to_gray, working_gray
-from ar_sudoku.vision.lattice import rotate
+from ar_sudoku.vision.lattice import rectify, rotate
 from ar_sudoku.vision.tracker import GridTracker
 from ar_sudoku.vision.yuv import I420, as_bgr
 
@@ -33,11 +33,17 @@ class Located:
     corners: np.ndarray | None
     detected: bool  # found by the detector on this frame (exact), not only tracked
     slipped: bool = False  # detected far from where it was tracked: tracking slipped, or another grid
+    held: bool = False  # neither tracked nor detected: where the settled board last was (``COAST``)
+    streaked: bool = False  # held on a frame where its grid is streaked (a shaking hand's motion blur)
 
 
 NEAR = 0.3  # of the board's side: the margin around it that a near-only locator searches
 NEAR_SIDE = 320  # px: the board's size in the picture a near-only locator searches, when it is larger
 BLUR = 0.93  # evenness below this share of the board's usual: the frame is streaked, not read
+FADED = 0.25  # a cell's paper lifted this far from the page's towards white: a glare fades its print
+SPOT_CELLS = 30  # more cells lifted than this (over a third of the grid): the light on the page, not a spot
+SOFT = 0.75  # the grid's edges fainter than this share of the board's usual: blurred (by a streak any way)
+COAST = 12  # frames the board is held where it last was while a shaking hand's streak hides its crossings
 
 
 def _turn(corners: np.ndarray, reference: np.ndarray) -> int:
@@ -80,6 +86,8 @@ class BoardLocator:
         self._shape: tuple[int, ...] | None = None
         self._gray: np.ndarray | None = None  # its grey at full size, made when a reading needs it
         self.evenness: deque[float] = deque(maxlen=30)  # the board's last frames' ``cells.evenness``
+        self.edges: deque[float] = deque(maxlen=30)  # ... and their edges' strength (``_edge_level``)
+        self.held = 0  # frames in a row the board has been held (``COAST``), not tracked or detected
 
     # ------------------------------------------------------------------ the frame
 
@@ -91,6 +99,7 @@ class BoardLocator:
             self._shape = frame.shape[:2]
             self.tracker.reset()
             self.evenness.clear()
+            self.edges.clear()
             self.last_corners = None
             self.lattice = None
         h, w = frame.shape[:2]
@@ -132,10 +141,11 @@ class BoardLocator:
         """Where the board was found (full-size pixels): a near-only locator detects around it next."""
         self.last_corners = np.asarray(corners, np.float32).reshape(4, 2)
 
-    def _detect(self, near: np.ndarray | None) -> GridQuad | None:
-        """The grid on the working frame (working-size pixels): anywhere, or only around ``near``."""
+    def _detect(self, near: np.ndarray | None, precise: bool = False) -> GridQuad | None:
+        """The grid on the working frame (working-size pixels): anywhere, or only around ``near``; ``precise``,
+        its crossings fitted to the lines (``find_grid``), not the outline's corners."""
         if not self.near_only:
-            return find_grid(self.small, allow_cut=False, precise=False)
+            return find_grid(self.small, allow_cut=False, precise=precise)
         if near is None:
             return None
         k = self.scale
@@ -155,7 +165,7 @@ class BoardLocator:
         if s < 1.0:
             crop = cv2.resize(crop, (max(1, round(crop.shape[1] * s)), max(1, round(crop.shape[0] * s))),
                               interpolation=cv2.INTER_AREA)
-        quad = find_grid(crop, allow_cut=False, precise=False)
+        quad = find_grid(crop, allow_cut=False, precise=precise)
         if quad is None:
             return None
         if s < 1.0:
@@ -174,12 +184,21 @@ class BoardLocator:
     def lose(self) -> None:
         self.tracker.reset()
         self.evenness.clear()
+        self.edges.clear()
+        self.held = 0
 
-    def locate(self, frame_index: int, settled: bool) -> Located:
+    def locate(self, frame_index: int, settled: bool, doubtful: bool = False, precise: bool = False) -> Located:
         """Track the board, and detect it on every frame until it is settled (the reading needs exact
-        corners) or while it moves fast; once settled, now and then, to correct drift."""
+        corners) or while it moves fast; once settled, now and then, to correct drift.
+
+        ``doubtful``: the board's reading has no solution. A grid detected around the tracked one is then taken
+        (the track may have started on a part of the grid, its box lines, as a page slid in), not refused as the
+        page's edge around it. ``precise``: detect with the crossings fitted to the lines (a board once read
+        without a solution: an outline's corner may sit half a cell off the grid's, and a row read through it
+        loses its givens)."""
         k = self.scale
         prev = self.last_corners
+        held, self.held = self.held, 0  # frames the board was held before this one; a found board ends a hold
         follow, self.follow = self.follow, None
         if not self.tracker.active:
             tracked = None
@@ -196,10 +215,11 @@ class BoardLocator:
             np.abs(tracked - prev).max()) > 0.01 * side(tracked))
         if tracked is not None and settled and not moving and frame_index % self.redetect_every:
             return Located(tracked, False)
-        quad = self._detect(tracked if tracked is not None else prev)
+        quad = self._detect(tracked if tracked is not None else prev, precise)
         if quad is None:
-            return Located(tracked, False)
-        if tracked is not None and (_surrounds(quad.corners / k, tracked) or self._streaked(tracked) and float(
+            return self._hold(prev, held) if tracked is None and settled else Located(tracked, False)
+        edge = not doubtful and _surrounds(quad.corners / k, tracked) if tracked is not None else False
+        if tracked is not None and (edge or self._streaked(tracked) and float(
                 np.abs(quad.corners / k - tracked).max()) > 0.08 * side(tracked)):
             return Located(tracked, False)  # the page's edge around the grid, or a quad a streaked frame made up
         ref = tracked if tracked is not None else prev
@@ -215,6 +235,17 @@ class BoardLocator:
         self.restart(det, motion)
         slipped = ref is not None and float(np.abs(det - ref).max()) > 0.08 * side(det)
         return Located(det, True, slipped)
+
+    def _hold(self, prev: np.ndarray | None, held: int) -> Located:
+        """A settled board neither tracked nor detected: it is where it last was, for at most ``COAST`` frames in
+        a row (a shaking hand's burst: the crossings' flow and the detector fail on a streaked grid, and on the
+        first sharp frame or two after it); they find it again once the burst is over. The session draws a held
+        board only while its givens' ink is there (a bare table, a page gone, another puzzle: lost at once),
+        and never reads it; ``streaked`` tells it the grid is blurred there (its print smeared)."""
+        if prev is None or held >= COAST:
+            return Located(None, False)
+        self.held = held + 1
+        return Located(prev, False, held=True, streaked=self._streaked(prev))
 
     def steady(self, corners: np.ndarray, detected: bool) -> bool:
         """Whole board in view, its corners exact (detected on this frame, or tracked while slow), and the
@@ -237,11 +268,29 @@ class BoardLocator:
         now = self._evenness(corners)
         usual = float(np.median(self.evenness)) if len(self.evenness) >= 5 else None
         self.evenness.append(now)
+        self.edges.append(self._edge_level(corners))
         return usual is not None and now < BLUR * usual
 
     def _streaked(self, corners: np.ndarray) -> bool:
-        """``blurred``, without counting the frame in the board's usual evenness."""
-        return len(self.evenness) >= 5 and self._evenness(corners) < BLUR * float(np.median(self.evenness))
+        """``blurred``, without counting the frame in the board's usual evenness; or the grid's edges much
+        fainter than usual all ways (a streak along the diagonal blurs across and down alike)."""
+        if len(self.evenness) < 5 or len(self.edges) < 5:
+            return False
+        return (self._evenness(corners) < BLUR * float(np.median(self.evenness))
+                or self._edge_level(corners) < SOFT * float(np.median(self.edges)))
+
+    def _edge_level(self, corners: np.ndarray) -> float:
+        """How strong the squared-up grid's edges are: the mean gradient, across and down."""
+        warped = self._square(corners)
+        return float(np.abs(cv2.Sobel(warped, cv2.CV_32F, 1, 0)).mean()
+                     + np.abs(cv2.Sobel(warped, cv2.CV_32F, 0, 1)).mean())
+
+    def _square(self, corners: np.ndarray, cell: int = 12) -> np.ndarray:
+        """The grid squared up small from the working frame (float), ``cell`` pixels a cell."""
+        k = self.scale
+        warped = (rectify(self.small, self.lattice * k, cell) if self.lattice is not None
+                  else warp_grid(self.small, corners * k, cell))
+        return warped.astype(np.float32)
 
     def _evenness(self, corners: np.ndarray) -> float:
         k = self.scale
@@ -259,3 +308,12 @@ class BoardLocator:
         k = self.scale
         lattice = None if self.lattice is None else self.lattice * k
         return quick_ink(self.small, corners * k, lattice=lattice, expect=expect) > 0.5
+
+    def glared(self, corners: np.ndarray) -> np.ndarray:
+        """Every frame, cheaply: which of the 81 cells a glare spot lifts towards white (a bool per cell), where
+        print may fade out of ``inked``'s sight. Lifted against the page's typical paper (the cells' median),
+        and a spot only: with more than ``SPOT_CELLS`` lifted it is the page's light, and none count."""
+        paper = np.median(self._square(corners).reshape(9, 12, 9, 12), axis=(1, 3)).reshape(81)
+        typical = float(np.median(paper))
+        lifted = (paper - typical) / max(255.0 - typical, 1.0) >= FADED
+        return lifted if int(lifted.sum()) <= SPOT_CELLS else np.zeros(81, bool)

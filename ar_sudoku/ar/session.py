@@ -139,6 +139,7 @@ class BoardReading:
     since_read: int = 0  # frames since the last re-read of a settled board
     submitted: str | None = None  # the last vote handed to the solver
     submitted_at: int = -1  # the frame it was handed over on
+    doubted: bool = False  # once read without a solution: the board is detected precisely from then on
 
 
 @dataclass(frozen=True)
@@ -174,6 +175,7 @@ class ARSession:
         self.override_base: str | None = None  # the reading the corrections were made on
         self.cache: OrderedDict[str, BoardResult] = OrderedDict()  # givens -> checked result
         self.frame_index = -1
+        self.streaked = False  # this frame's board is held where it was, its grid streaked (``Located.streaked``)
         self._marks_key: tuple | None = None
         self._marks: Marks | None = None
         # what each state does on a steady frame with the board in view
@@ -413,9 +415,13 @@ class ARSession:
             known = self.ledger.known()
             if any(ink[i] and not want[i] and i not in known for i in range(81)):
                 self.board.since_read = max(self.board.since_read, self.cfg.recheck_every - 2)  # read it soon
+        # print a glare spot fades is not gone: another puzzle (or a hand) shows across the grid, not in a spot
+        mismatch &= ~self.locator.glared(corners)
         for i in self.overrides:
             mismatch[i] = False
-        limit = self.cfg.pattern_mismatch if self.kinds is None else self.cfg.pattern_mismatch // 2
+        # a board held through a streak sits a few pixels off and its print is smeared: only givens gone missing
+        # in number (another puzzle) stop its drawing there, and the re-read follows once it is found again
+        limit = self.cfg.pattern_mismatch if self.kinds is None or self.streaked else self.cfg.pattern_mismatch // 2
         if int(mismatch.sum()) >= limit:
             self.board.since_read = self.cfg.recheck_every
             return False
@@ -449,7 +455,8 @@ class ARSession:
 
         t = time.perf_counter()
         corners = loc.corners
-        steady = corners is not None and self.locator.steady(corners, loc.detected)
+        # a board held through a streak (``Located.held``) is drawn where it was, never read there
+        steady = corners is not None and not loc.held and self.locator.steady(corners, loc.detected)
         self.locator.moved_to(corners)
         if corners is not None and steady:
             corners = self._on_steady[self.state](corners)
@@ -459,7 +466,14 @@ class ARSession:
 
     def _find(self) -> Located:
         """Where the board is, and the events that follows from it: slipped, lost, found."""
-        loc = self.locator.locate(self.frame_index, settled=self.state in (State.SOLVED, State.SUSPECT))
+        if self.state is State.UNSOLVABLE:
+            self.board.doubted = True
+        loc = self.locator.locate(self.frame_index, settled=self.state in (State.SOLVED, State.SUSPECT),
+                                  doubtful=self.state is State.UNSOLVABLE, precise=self.board.doubted)
+        self.streaked = loc.held and loc.streaked
+        if loc.held and loc.corners is not None and not self._same_pattern(loc.corners):
+            # not the board blurred where it was: the givens' ink is gone, and so is the board
+            loc, self.streaked = Located(None, False), False
         if loc.slipped:
             self._fire(Event.SLIPPED)  # tracking had slipped, or another grid is in view: read again
         if loc.corners is None:
