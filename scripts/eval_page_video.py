@@ -17,16 +17,15 @@ how many puzzles have an answer drawn.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
-import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
 import numpy as np
+
+from clips import truth_and_log
 
 SHORT = 8  # a stretch in view shorter than this is a glimpse: its lock is reported apart
 
@@ -128,35 +127,15 @@ def compare(truth: list[dict], log: list[dict]) -> Figures:
     return fig
 
 
-def read_jsonl(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
-def run_cli(video: Path, log: Path) -> None:
-    """The real command, as a person would run it (``ar-sudoku``, by this Python)."""
-    cmd = [sys.executable, "-m", "ar_sudoku", "video", str(video), "--headless", "--jsonl", str(log)]
-    done = subprocess.run(cmd, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise SystemExit(f"eval_page_video: {' '.join(cmd)} exited {done.returncode}: {done.stderr.strip()}")
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("video", type=Path, help="a video from make_page_video.py (its .truth.jsonl beside it)")
     ap.add_argument("--log", type=Path, help="the JSONL of an earlier run instead of running the CLI")
     args = ap.parse_args(argv)
-    truth_path = args.video.with_suffix(".truth.jsonl")
-    if not args.video.exists() or not truth_path.exists():
-        print(f"eval_page_video: {args.video} or {truth_path} not found", file=sys.stderr)
+    both = truth_and_log(args.video, args.log, "eval_page_video")
+    if both is None:
         return 2
-    truth = read_jsonl(truth_path)
-    if args.log is not None:
-        log = read_jsonl(args.log)
-    else:
-        with tempfile.TemporaryDirectory() as tmp:
-            path = Path(tmp) / "page.jsonl"
-            run_cli(args.video, path)
-            log = read_jsonl(path)
+    truth, log = both
     print("\n".join(compare(truth, log).lines()))
     return 0
 

@@ -15,10 +15,8 @@ with the answer drawn, frames with a wrong answer (not the page's own: the worst
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -28,6 +26,7 @@ import numpy as np
 
 from ar_sudoku.io.sinks import VideoSink
 from ar_sudoku.sudoku.solver import parse_line, solve
+from clips import read_jsonl, run_video
 from sized_pages import KINDS, sized_page
 
 SIZE = (1280, 720)
@@ -51,14 +50,6 @@ def swapped(first, second) -> np.ndarray:
     return cv2.warpPerspective(second.image, hmat, SIZE, dst=first.image.copy(), borderMode=cv2.BORDER_TRANSPARENT)
 
 
-def run(video: Path, log: Path) -> list[dict]:
-    done = subprocess.run([sys.executable, "-m", "ar_sudoku", "video", str(video), "--headless", "--jsonl", str(log)],
-                          capture_output=True, text=True)
-    if done.returncode not in (0, 1):
-        raise SystemExit(f"eval_sized_video: ar-sudoku video exited {done.returncode}: {done.stderr.strip()}")
-    return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--pages", type=int, default=3, help="pages of each kind (default 3)")
@@ -78,7 +69,9 @@ def main(argv: list[str] | None = None) -> int:
                 with VideoSink(video, SIZE, 30) as sink:
                     for frame in held(a.image, args.frames, rng.random() * 9) + held(swapped(a, b), args.frames, 0):
                         sink.write(frame)
-                rows = run(video, Path(tmp) / f"{k}.jsonl")
+                log = Path(tmp) / f"{k}.jsonl"
+                run_video(video, log, "eval_sized_video")
+                rows = read_jsonl(log)
                 for half, truth in enumerate(truths):
                     part = rows[half * args.frames:(half + 1) * args.frames]
                     answers = [[p["solution"] for p in r["puzzles"] if p["solution"]] for r in part]

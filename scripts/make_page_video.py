@@ -32,6 +32,7 @@ import numpy as np
 
 from ar_sudoku.io.sinks import VideoSink
 from ar_sudoku.sudoku.solver import parse_line, solve
+from clips import frame_size
 from eval_page import real_page, real_pages
 from photos import DEFAULT_DIR, held_out_puzzles, load
 
@@ -129,17 +130,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", type=Path, required=True, help="the video (.mp4); the truth goes beside it")
     ap.add_argument("--seconds", type=float, default=12.0, help="the whole clip")
-    ap.add_argument("--size", default="1280x720", help="WxH of the video")
+    ap.add_argument("--size", type=frame_size, default="1280x720", help="WxH of the video")
     ap.add_argument("--fps", type=float, default=30.0)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--split", choices=["held-out", "train"], default="held-out",
                     help="which side of the split by puzzle the photos come from (default held-out)")
     args = ap.parse_args(argv)
-    try:
-        w, h = (int(x) for x in args.size.lower().split("x"))
-    except ValueError:
-        print(f"make_page_video: --size {args.size!r} is not WxH", file=sys.stderr)
-        return 2
+    w, h = args.size
     truth = make(args.out, seconds=args.seconds, size=(w, h), fps=args.fps, seed=args.seed, split=args.split)
     print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.1f} MB) and {truth}")
     return 0

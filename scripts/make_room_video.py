@@ -37,6 +37,7 @@ import cv2
 import numpy as np
 
 from ar_sudoku.io.sinks import VideoSink
+from clips import frame_size
 from photos import DEFAULT_DIR, held_out_puzzles, load, mixed_turn
 
 DEFAULT_PHOTOS = ("image10", "image155", "image70")  # three held-out puzzles, 640x480 phone photos
@@ -174,15 +175,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--photos", help="sudoku-photos names of that side, one a puzzle (default: held-out "
                     f"{','.join(DEFAULT_PHOTOS)}; train: {TRAIN_PUZZLES} the seed picks)")
     ap.add_argument("--seconds", type=float, default=30.0, help="the whole clip")
-    ap.add_argument("--size", default="640x480", help="WxH of the video")
+    ap.add_argument("--size", type=frame_size, default="640x480", help="WxH of the video")
     ap.add_argument("--fps", type=float, default=30.0)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args(argv)
-    try:
-        w, h = (int(x) for x in args.size.lower().split("x"))
-    except ValueError:
-        print(f"make_room_video: --size {args.size!r} is not WxH", file=sys.stderr)
-        return 2
+    w, h = args.size
     held = held_out_puzzles()
     if args.photos is not None:
         names = [n.strip() for n in args.photos.split(",") if n.strip()]

@@ -25,6 +25,7 @@ import numpy as np
 from ar_sudoku.io.sinks import VideoSink
 from ar_sudoku.sudoku.generator import generate
 from ar_sudoku.vision.synth import background, page, place, quad
+from clips import frame_size
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -120,13 +121,13 @@ def photo_clip(photo: Path, out: Path, size: tuple[int, int], fps: float, second
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", type=Path, default=ROOT / "samples" / "demo.mp4")
-    ap.add_argument("--size", default="1280x720")
+    ap.add_argument("--size", type=frame_size, default="1280x720", help="WxH of the video")
     ap.add_argument("--fps", type=float, default=30.0)
     ap.add_argument("--seconds", type=float, default=9.0)
     ap.add_argument("--seed", type=int, default=2024)
     ap.add_argument("--photo", type=Path, help="animate a shared photo (with .dat and outlines.csv) instead")
     args = ap.parse_args()
-    w, h = (int(v) for v in args.size.split("x"))
+    w, h = args.size
     if args.photo:
         return photo_clip(args.photo, args.out, (w, h), args.fps, min(args.seconds, 5.0))
     puzzles = [generate("medium", seed=args.seed).puzzle, generate("hard", seed=args.seed + 1).puzzle]

@@ -11,17 +11,18 @@ from conftest import PHOTOS, need
 def test_panning_over_a_page_of_three_puzzles_locks_each_soon_and_never_draws_one_on_another(tmp_path):
     pytest.importorskip("onnxruntime")
     need(PHOTOS / "printed")
+    import clips
     import eval_page_video
     import make_page_video
 
     video = tmp_path / "page.mp4"
     assert make_page_video.main(["--out", str(video), "--seconds", "8", "--size", "960x540"]) == 0
-    truth = eval_page_video.read_jsonl(video.with_suffix(".truth.jsonl"))
+    truth = clips.read_jsonl(video.with_suffix(".truth.jsonl"))
     assert len(truth) == 240 and all(len(t["puzzles"]) == 3 for t in truth)
     assert any(all(p["visible"] for p in t["puzzles"]) for t in truth)  # the whole page in view at once
     log_path = tmp_path / "page.jsonl"
-    eval_page_video.run_cli(video, log_path)
-    log = eval_page_video.read_jsonl(log_path)
+    clips.run_video(video, log_path, "test")
+    log = clips.read_jsonl(log_path)
     fig = eval_page_video.compare(truth, log)
     assert fig.frames == 240
     assert fig.wrong_puzzle == 0 and fig.wrong_answer == 0
@@ -48,15 +49,16 @@ def test_a_puzzle_whose_outline_sits_half_a_cell_off_its_grid_is_detected_precis
     locks; it used to stay unsolved for the whole clip."""
     pytest.importorskip("onnxruntime")
     need(PHOTOS / "printed")
+    import clips
     import eval_page_video
     import make_page_video
 
     video = tmp_path / "page.mp4"
     assert make_page_video.main(["--out", str(video), "--seconds", "4", "--size", "960x540", "--seed", "2"]) == 0
-    truth = eval_page_video.read_jsonl(video.with_suffix(".truth.jsonl"))
+    truth = clips.read_jsonl(video.with_suffix(".truth.jsonl"))
     assert truth[0]["puzzles"][1]["name"] == "image1049"
     log_path = tmp_path / "page.jsonl"
-    eval_page_video.run_cli(video, log_path)
-    fig = eval_page_video.compare(truth, eval_page_video.read_jsonl(log_path))
+    clips.run_video(video, log_path, "test")
+    fig = eval_page_video.compare(truth, clips.read_jsonl(log_path))
     assert fig.wrong_puzzle == 0 and fig.wrong_answer == 0
     assert fig.in_view[1] > 40 and fig.drawn[1] >= 0.75 * fig.in_view[1]

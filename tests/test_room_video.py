@@ -13,18 +13,19 @@ from conftest import PHOTOS, need
 def test_a_dimming_glaring_shaking_room_never_shows_a_wrong_answer_or_a_false_mistake(tmp_path):
     pytest.importorskip("onnxruntime")
     need(PHOTOS / "mixed" / "image10.jpg")
+    import clips
     import eval_room_video
     import make_room_video
 
     video = tmp_path / "room.mp4"
     assert make_room_video.main(["--out", str(video), "--photos", "image10", "--seconds", "5"]) == 0
-    truth = eval_room_video.read_jsonl(video.with_suffix(".truth.jsonl"))
+    truth = clips.read_jsonl(video.with_suffix(".truth.jsonl"))
     assert len(truth) == 150
     assert {e for t in truth for e in ("dim", "lamp", "glare", "motion") if e in t} == {"dim", "lamp", "glare",
                                                                                           "motion"}
     log = tmp_path / "room.jsonl"
-    eval_room_video.run_cli(video, log)
-    fig = eval_room_video.compare(truth, eval_room_video.read_jsonl(log))
+    clips.run_video(video, log, "test")
+    fig = eval_room_video.compare(truth, clips.read_jsonl(log))
     assert fig.frames == 150 and fig.in_view > 100
     assert fig.wrong == 0
     assert fig.false_mistake_frames == 0 and not fig.false_mistake_cells
@@ -42,15 +43,16 @@ def test_pale_print_on_a_page_written_in_dark_pen_keeps_its_answer_drawn_through
     once took the pale print for gone against the pen, and the answer was never drawn."""
     pytest.importorskip("onnxruntime")
     need(PHOTOS / "mixed" / "image155.jpg")
+    import clips
     import eval_room_video
     import make_room_video
 
     video = tmp_path / "room.mp4"
     assert make_room_video.main(["--out", str(video), "--photos", "image155", "--seconds", "10"]) == 0
     log = tmp_path / "room.jsonl"
-    eval_room_video.run_cli(video, log)
-    fig = eval_room_video.compare(eval_room_video.read_jsonl(video.with_suffix(".truth.jsonl")),
-                                  eval_room_video.read_jsonl(log))
+    clips.run_video(video, log, "test")
+    fig = eval_room_video.compare(clips.read_jsonl(video.with_suffix(".truth.jsonl")),
+                                  clips.read_jsonl(log))
     assert fig.in_view > 200
     assert fig.wrong == 0 and fig.false_mistake_frames == 0
     assert fig.drawn >= 0.9 * fig.in_view
@@ -64,6 +66,7 @@ def test_a_shaking_hands_streak_keeps_the_board_and_its_answer_instead_of_losing
     the burst, where it used to vanish for the whole burst and the re-read after it."""
     pytest.importorskip("onnxruntime")
     need(PHOTOS / "mixed" / "image17.jpg")
+    import clips
     import eval_room_video
     import make_room_video
 
@@ -71,8 +74,8 @@ def test_a_shaking_hands_streak_keeps_the_board_and_its_answer_instead_of_losing
     assert make_room_video.main(["--out", str(video), "--split", "train", "--photos", "image17",
                                  "--seconds", "5"]) == 0
     log = tmp_path / "room.jsonl"
-    eval_room_video.run_cli(video, log)
-    truth, records = eval_room_video.read_jsonl(video.with_suffix(".truth.jsonl")), eval_room_video.read_jsonl(log)
+    clips.run_video(video, log, "test")
+    truth, records = clips.read_jsonl(video.with_suffix(".truth.jsonl")), clips.read_jsonl(log)
     fig = eval_room_video.compare(truth, records)
     assert fig.wrong == 0 and fig.false_mistake_frames == 0
     bursts = [t["frame"] for t in truth if t["visible"] and "motion" in t]

@@ -1,0 +1,55 @@
+"""What the scripts that make test videos and judge the real command on them share.
+
+A made video (``make_room_video.py``, ``make_page_video.py``, ``make_sample_video.py``) has its truth beside
+it (``NAME.truth.jsonl``); its judge (``eval_room_video.py``, ``eval_page_video.py``) runs the command a
+person would, ``ar-sudoku video NAME --headless --jsonl LOG``, and compares the two logs line by line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+
+def frame_size(text: str) -> tuple[int, int]:
+    """``--size WxH`` (argparse ``type``): a bad one is a usage error, exit 2."""
+    try:
+        w, h = (int(x) for x in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not WxH, e.g. 1280x720") from None
+    if w < 16 or h < 16:
+        raise argparse.ArgumentTypeError(f"{text!r}: at least 16x16")
+    return w, h
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def run_video(video: Path, log: Path, who: str) -> None:
+    """The real command, as a person would run it (``ar-sudoku``, by this Python); its exit 1 (no puzzle
+    solved) is a result to judge, any other failure ends the script."""
+    cmd = [sys.executable, "-m", "ar_sudoku", "video", str(video), "--headless", "--jsonl", str(log)]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"{who}: {' '.join(cmd)} exited {done.returncode}: {done.stderr.strip()}")
+
+
+def truth_and_log(video: Path, log: Path | None, who: str) -> tuple[list[dict], list[dict]] | None:
+    """The video's truth, and the command's log of it (``log``: an earlier run's, else run now); None (said
+    on stderr) when the video or its truth is missing."""
+    truth_path = video.with_suffix(".truth.jsonl")
+    if not video.exists() or not truth_path.exists():
+        print(f"{who}: {video} or {truth_path} not found", file=sys.stderr)
+        return None
+    truth = read_jsonl(truth_path)
+    if log is not None:
+        return truth, read_jsonl(log)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "run.jsonl"
+        run_video(video, path, who)
+        return truth, read_jsonl(path)
