@@ -39,6 +39,7 @@ import numpy as np
 
 from ar_sudoku.sudoku.rules import Reading
 from ar_sudoku.vision.cells import glare_gain
+from ar_sudoku.vision.deblur import unstreak
 from ar_sudoku.vision.digits import load_onnx, softmax_run
 from ar_sudoku.vision.entries import EntryReader
 from ar_sudoku.vision.lattice import rectify
@@ -245,7 +246,8 @@ def warp_views_grid(gray: np.ndarray, corners: np.ndarray, lattice: np.ndarray |
 
     A 12 MP photo is first halved with pyrDown until the grid is at most twice the
     target size, so the warp's bilinear sampling does not skip thin pencil strokes.
-    A curled page (``lattice``, its 10x10 crossings) is rectified through its crossings.
+    A curled page (``lattice``, its 10x10 crossings) is rectified through its crossings. A streaked
+    grid (a shaken camera) is deblurred (:func:`ar_sudoku.vision.deblur.unstreak`).
     """
     img, pts, lat = _grid_crop(gray, corners, lattice)
     span = float(np.ptp(pts if lat is None else lat.reshape(-1, 2), axis=0).max())
@@ -254,7 +256,7 @@ def warp_views_grid(gray: np.ndarray, corners: np.ndarray, lattice: np.ndarray |
         img = cv2.pyrDown(img)
         span /= 2
         k *= 2
-    return _square(img, pts / k, None if lat is None else lat / k, cell, margin)
+    return unstreak(_square(img, pts / k, None if lat is None else lat / k, cell, margin), cell, margin)
 
 
 @dataclass(frozen=True)
