@@ -35,6 +35,7 @@ from ar_sudoku.vision.kinds import (
     grid_views,
     ink_scores,
     paper_noise,
+    percentiles,
     warp_views_grid,
 )
 from ar_sudoku.vision.kinds import CELL as VIEW_CELL
@@ -238,7 +239,7 @@ def glare_cover(square: np.ndarray) -> np.ndarray | None:
     """
     middle = _middles(square)
     washed = (middle >= SATURATED).mean(axis=1)
-    paper_of = np.percentile(middle, 75, axis=1)
+    paper_of = percentiles(middle, [75], axis=-1)[0]
     page = float(np.median(paper_of))
     if page >= BRIGHT_PAPER:
         return None
@@ -261,7 +262,7 @@ def glare_cells(square: np.ndarray) -> tuple[tuple[int, ...], tuple[int, ...]]:
         return (), ()
     middle = _middles(square)
     washed = (middle >= SATURATED).mean(axis=1)
-    paper_of, darkest = np.percentile(middle, [75, 1], axis=1)
+    paper_of, darkest = percentiles(middle, [75, 1], axis=-1)
     core = (washed >= WASHED) & (darkest >= float(np.median(paper_of)))  # no ink darker than the page's paper
     halo = ~core & (cover >= HALO)
     return tuple(int(i) for i in np.flatnonzero(core)), tuple(int(i) for i in np.flatnonzero(halo))
