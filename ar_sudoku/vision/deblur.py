@@ -97,7 +97,7 @@ def _even(square: np.ndarray, cell: int, margin: int) -> bool:
     """Whether the grid's gradients are even in every direction, across its lines (``UNEVEN_GRID``) or in
     its digits (``UNEVEN``): not streaked. Measured on every pixel of a grid of about MEASURE_CELL px a
     cell, every other (or more) of a larger one: the stop most pictures take, at the cost of two Sobels."""
-    step = max(1, cell // MEASURE_CELL)
+    step = max(1, round(cell / MEASURE_CELL))
     view = np.ascontiguousarray(square[::step, ::step])
     gx = cv2.Sobel(view, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(view, cv2.CV_32F, 0, 1, ksize=3)

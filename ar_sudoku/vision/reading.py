@@ -35,6 +35,7 @@ from ar_sudoku.vision.kinds import (
     grid_views,
     ink_scores,
     paper_noise,
+    percentile,
     percentiles,
     warp_views_grid,
 )
@@ -499,19 +500,18 @@ class EntryOpinion:
         if self._poor is None:
             inner = self.warped[VIEW_MARGIN: VIEW_MARGIN + 9 * VIEW_CELL,
                                 VIEW_MARGIN: VIEW_MARGIN + 9 * VIEW_CELL].astype(np.float32)
-            lo, hi = np.percentile(inner, [2, 90])
+            lo, hi = percentiles(inner, [2, 90])
             contrast = max(float(hi - lo), 1.0)
             # the less steep of the two directions: a shaken camera smears edges across its motion only ...
             gx, gy = cv2.Sobel(inner, cv2.CV_32F, 1, 0), cv2.Sobel(inner, cv2.CV_32F, 0, 1)
             c = np.float32(np.sqrt(0.5))
-            steep = [float(np.percentile(np.abs(g), 99.5)) / contrast / 4
-                     for g in (gx, gy, c * (gx + gy), c * (gx - gy))]
+            steep = [percentile(np.abs(g), 99.5) / contrast / 4 for g in (gx, gy, c * (gx + gy), c * (gx - gy))]
             sharp = min(steep[:2])
             # ... and a streak across the diagonal smears both alike: the least steep of four over the steepest
             even = min(steep) / max(max(steep), 1e-6)
             lap = np.abs(cv2.Laplacian(inner, cv2.CV_32F))
             paper = inner > lo + 0.8 * (hi - lo)
-            noise = float(np.median(lap[paper])) / contrast if paper.any() else 1.0
+            noise = percentile(lap[paper], 50) / contrast if paper.any() else 1.0
             self._poor = sharp < SHARP or even < SHAKEN or noise > NOISY
         return self._poor
 
