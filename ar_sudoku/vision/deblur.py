@@ -1,0 +1,186 @@
+"""A shaken camera's streak, measured on the grid itself and taken back out before the cells are cut.
+
+A hand that moves while the shutter is open smears the picture along one line: every point
+becomes a short straight streak (a line PSF), a few pixels to a dozen on a 640 px photo. Unlike a
+picture out of focus, this blur has a direction: a grid line along the streak stays sharp while
+one across it is smeared by exactly the streak's length. The cell models learnt from sharp
+photos, and a streaked 6 reads as 5, a 9 as 3, print as handwriting (issue 21).
+
+The grid is a good test chart: ink edges a pixel wide in every direction. A line PSF's spectrum is a
+sinc along the streak, with zeros that repeat at the inverse of its length; in the cepstrum (the
+inverse transform of the log spectrum) they add up to a deep negative peak at exactly the streak's
+length and direction, while a sharp grid's only dips are at a stroke's width (:func:`measure_streak`).
+Knowing the line PSF, a Wiener filter undoes most of it (:func:`deconvolve`).
+
+Most pictures are not streaked: :func:`measure_streak` first compares the gradient energy across the
+two principal directions (the structure tensor of the grid, a few sums) and stops when it is even;
+the spectrum is computed only for a grid that fails this.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+MEASURE_CELL = 32  # px a cell the streak is measured at
+# A grid whose gradient energy in its weakest direction is at least this share of its strongest, in its
+# digits (UNEVEN) and across its lines (UNEVEN_GRID), is even, not streaked (training photos as taken:
+# 0.42 and more in the digits of the 640 px ones, 0.62 in the 1280 px ones; under a 15 px streak 0.26-0.55)
+UNEVEN = 0.4
+UNEVEN_GRID = 0.5
+# Otherwise it is streaked when its cepstrum dips this deep (sharp grids: 0.02-0.04, at a stroke's width)
+# at a lag of MIN_LAG to MAX_LAG cells (px at MEASURE_CELL)
+DIP = 0.025
+MIN_LAG = 2.5
+MAX_LAG = 0.5
+# The dip lies a little beyond the streak's own length (training photos streaked by known PSFs: 1.03-1.09
+# times it, more on the 12 MP pen-and-pencil photos), and a deconvolution too long rings: the length is taken
+# as this share of the dip's lag (chosen on the training photos under the benchmark's motion blur)
+LENGTH_SHARE = 0.96
+FLOOR = 1e-3  # the log spectrum's floor, a share of its peak: the sinc's zeros deep, the noise not endless
+LINE_BAND = 0.12  # a share of a cell either side of a grid line left out of the digits' evenness
+WIENER = 0.03  # the Wiener filter's noise-to-signal power: lower sharpens more and rings more
+
+
+@dataclass(frozen=True)
+class Streak:
+    """A straight streak: ``length`` in px of the picture it was measured on, ``angle`` in degrees from the
+    x axis towards y (image coordinates, 0-180), and ``dip``, how clearly it showed (-1..0)."""
+
+    length: float
+    angle: float
+    dip: float
+
+    def scaled(self, k: float) -> Streak:
+        """The same streak in a picture ``k`` times as large."""
+        return Streak(self.length * k, self.angle, self.dip)
+
+
+def line_psf(length: float, angle: float) -> np.ndarray:
+    """A streak of ``length`` px at ``angle`` degrees as a normalised kernel (odd side, centred), drawn
+    with sub-pixel ends so that any real length has its own kernel."""
+    side = int(np.ceil(length)) // 2 * 2 + 3
+    k = np.zeros((side, side), np.float32)
+    c = (side - 1) / 2
+    u = np.array([np.cos(np.radians(angle)), np.sin(np.radians(angle))])
+    n = max(2, int(np.ceil(length * 4)))
+    for t in np.linspace(-length / 2, length / 2, n):
+        x, y = c + t * u[0], c + t * u[1]
+        x0, y0 = int(np.floor(x)), int(np.floor(y))
+        fx, fy = x - x0, y - y0
+        k[y0, x0] += (1 - fx) * (1 - fy)
+        k[y0, x0 + 1] += fx * (1 - fy)
+        k[y0 + 1, x0] += (1 - fx) * fy
+        k[y0 + 1, x0 + 1] += fx * fy
+    return k / k.sum()
+
+
+@lru_cache(maxsize=8)
+def _digit_band(shape: tuple[int, int], cell: float, margin: float) -> np.ndarray:
+    """A weight over a grid of ``cell`` px a cell and ``margin`` px around it: 1 in the cells' middles, 0 on
+    and near the grid lines, tapered, and faded towards the picture's edges. The lines run only across and
+    down, so they would pull a streak's direction to theirs; the digits' strokes run every way."""
+    def axis(n: int) -> np.ndarray:
+        pos = (np.arange(n) - margin) % cell / cell
+        away = np.minimum(pos, 1 - pos)  # 0 on a line, 0.5 in a cell's middle
+        ramp = np.clip((away - LINE_BAND) / 0.08, 0.0, 1.0)
+        return (ramp * np.hanning(n)).astype(np.float32)
+    band = np.outer(axis(shape[0]), axis(shape[1]))
+    band.setflags(write=False)
+    return band
+
+
+def _even(square: np.ndarray, cell: int, margin: int) -> bool:
+    """Whether the grid's gradients are even in every direction, across its lines (``UNEVEN_GRID``) or in
+    its digits (``UNEVEN``): not streaked. Measured on every pixel of a grid of about MEASURE_CELL px a
+    cell, every other (or more) of a larger one: the stop most pictures take, at the cost of two Sobels."""
+    step = max(1, round(cell / MEASURE_CELL))
+    view = np.ascontiguousarray(square[::step, ::step])
+    gx = cv2.Sobel(view, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(view, cv2.CV_32F, 0, 1, ksize=3)
+    if _tensor(gx, gy)[0] < UNEVEN_GRID:  # a streak along the lines across or down stands out most here
+        return False
+    keep = _digit_band(view.shape, cell / step, margin / step)
+    return _tensor(gx * keep, gy * keep)[0] >= UNEVEN  # the digits: a streak in any direction
+
+
+def _tensor(gx: np.ndarray, gy: np.ndarray) -> tuple[float, float]:
+    """The gradients' energy in their weakest direction over their strongest (0..1, their structure tensor),
+    and that weakest direction in degrees (0-180): a streak's, when it is streaked."""
+    a, b, c = (float(np.dot(u.ravel(), v.ravel())) for u, v in ((gx, gx), (gx, gy), (gy, gy)))
+    root = np.sqrt(((a - c) / 2) ** 2 + b * b)
+    hi, lo = (a + c) / 2 + root, (a + c) / 2 - root
+    angle = (np.degrees(0.5 * np.arctan2(2 * b, a - c)) + 90.0) % 180.0
+    return (lo / hi if hi > 0 else 1.0), float(angle)
+
+
+def _small(square: np.ndarray, cell: int) -> tuple[np.ndarray, float]:
+    """``square`` at MEASURE_CELL px a cell (float32), and the factor back to ``square``'s pixels."""
+    k = MEASURE_CELL / cell
+    if abs(k - 1) < 1e-3:
+        return square.astype(np.float32), 1.0
+    h, w = square.shape[:2]
+    small = cv2.resize(square, (max(8, round(w * k)), max(8, round(h * k))), interpolation=cv2.INTER_AREA)
+    return small.astype(np.float32), 1 / k
+
+
+def measure_streak(square: np.ndarray, cell: int, margin: int = 0) -> Streak | None:
+    """The streak of ``square`` (a grid seen square-on, ``cell`` px a cell, ``margin`` px of page around it,
+    grey), in its pixels; None when it shows none.
+
+    A grid whose gradients are even in every direction, across its lines and in its digits alike
+    (``UNEVEN_GRID``, ``UNEVEN``), is not streaked: most pictures stop there. Otherwise the streak is
+    read from the cepstrum (the inverse transform of the log spectrum): a line PSF's spectrum is a sinc
+    whose zeros repeat at the inverse of its length, and their log is a deep negative peak at exactly
+    the streak's length and direction. Its lag is the length; one no longer than a stroke is wide
+    (``MIN_LAG``), or too shallow (``DIP``), is no streak worth undoing.
+    """
+    if _even(square, cell, margin):
+        return None
+    img, back = _small(square, cell)
+    img = img[: img.shape[0] // 2 * 2, : img.shape[1] // 2 * 2]  # even sides: the cepstrum's centre is a pixel
+    h, w = img.shape
+    win = np.outer(np.hanning(h), np.hanning(w)).astype(np.float32)
+    spectrum = np.abs(np.fft.rfft2((img - img.mean()) * win))
+    cep = np.fft.fftshift(np.fft.irfft2(np.log(spectrum + FLOOR * spectrum.max()), (h, w))).astype(np.float32)
+    theta = np.radians(np.arange(0.0, 180.0, 1.0))[:, None]
+    lags = np.arange(MIN_LAG, MAX_LAG * MEASURE_CELL + 0.01, 0.25)[None, :]
+    ray = cv2.remap(cep, (w // 2 + lags * np.cos(theta)).astype(np.float32),
+                    (h // 2 + lags * np.sin(theta)).astype(np.float32), cv2.INTER_LINEAR)
+    a, r = np.unravel_index(int(np.argmin(ray)), ray.shape)
+    dip = float(ray[a, r])
+    if dip > -DIP or r == 0:  # at the shortest lag tried: the strokes' own width, not a streak
+        return None
+    return Streak(float(lags[0, r]) * back * LENGTH_SHARE, float(np.degrees(theta[a, 0])), dip)
+
+
+def deconvolve(square: np.ndarray, streak: Streak, nsr: float = WIENER) -> np.ndarray:
+    """``square`` with ``streak`` taken back out (Wiener filter with its line PSF), same shape and dtype.
+
+    The picture is mirrored at its edges first, so the filter's wrap-around does not ring at the border.
+    """
+    pad = int(np.ceil(streak.length)) + 4
+    img = cv2.copyMakeBorder(square.astype(np.float32), pad, pad, pad, pad, cv2.BORDER_REFLECT)
+    k = line_psf(streak.length, streak.angle)
+    psf = np.zeros(img.shape, np.float32)
+    s = k.shape[0]
+    psf[:s, :s] = k
+    psf = np.roll(psf, (-(s // 2), -(s // 2)), axis=(0, 1))
+    h = np.fft.rfft2(psf)
+    out = np.fft.irfft2(np.fft.rfft2(img) * np.conj(h) / (np.abs(h) ** 2 + nsr), img.shape)
+    out = out[pad: pad + square.shape[0], pad: pad + square.shape[1]]
+    if square.dtype == np.uint8:
+        return np.clip(out + 0.5, 0, 255).astype(np.uint8)
+    return out.astype(square.dtype)
+
+
+def unstreak(square: np.ndarray, cell: int, margin: int = 0) -> np.ndarray:
+    """``square`` (a grid seen square-on, ``cell`` px a cell, ``margin`` px of page around it) with a shaken
+    camera's streak undone; a grid that is not streaked is returned as it is (the same array)."""
+    streak = measure_streak(square, cell, margin)
+    if streak is None:
+        return square
+    return deconvolve(square, streak)
