@@ -34,6 +34,7 @@ from ar_sudoku.vision.kinds import (
     grid_views,
     ink_scores,
     paper_noise,
+    quiet,
     warp_views_grid,
 )
 from ar_sudoku.vision.kinds import CELL as VIEW_CELL
@@ -470,6 +471,7 @@ class EntryOpinion:
         self.kinds, self.image, self.corners, self.lattice = kinds, image, corners, lattice
         self._warped = warped  # ``GridViews.square`` when the kind model's inputs were just made
         self._flat: np.ndarray | None = None
+        self._quiet: np.ndarray | None = None
         self._entry_height: float | None = None
         self.lone: dict[int, np.ndarray] = {}  # P(digit 1..9) of the cells :meth:`candidates` found one blob in
         self._poor: bool | None = None
@@ -503,6 +505,13 @@ class EntryOpinion:
             self._poor = sharp < SHARP or noise > NOISY
         return self._poor
 
+    @property
+    def quiet(self) -> np.ndarray:
+        """The grid with a noisy picture's speckle smoothed away (:func:`kinds.quiet`); a clean one as it is."""
+        if self._quiet is None:
+            self._quiet = quiet(self.warped)
+        return self._quiet
+
     def digits(self, cells: list[int]) -> np.ndarray:
         """P(digit 1..9) of each cell, read with its ink re-centred and re-scaled."""
         return self.kinds.entries.probabilities(entry_crops(self.warped, cells))
@@ -525,11 +534,13 @@ class EntryOpinion:
         """The digit's height (px at CELL scale) in each cell, 0 where none is found.
 
         ``flat``: measured with the page's shading divided out (:func:`grid.unshade`), so a shadow's
-        edge across a digit does not cut it short.
+        edge across a digit does not cut it short. A noisy grid (a dim room, a screen's moiré) is measured
+        smoothed (:func:`kinds.quiet`): its speckle joins a digit's blob and makes print look taller than
+        itself, and a given of the page's print size was taken for small handwriting (issue 21).
         """
         if flat and self._flat is None:
-            self._flat = unshade(self.warped)
-        grid = self._flat if flat and self._flat is not None else self.warped
+            self._flat = unshade(self.quiet)
+        grid = self._flat if flat and self._flat is not None else self.quiet
         return [ink_height(cell_region(grid, i)) for i in cells]
 
     def relative_heights(self, kinds: CellKinds, cells: list[int]) -> list[float]:
