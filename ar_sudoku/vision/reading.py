@@ -460,6 +460,41 @@ def small_print_is_written(kinds: CellKinds, second: EntryOpinion, views: np.nda
     return CellKinds(cell_kinds, digits, probs, confidence, kinds.ink)
 
 
+PALE_PEN_SURE = 0.8  # the entry model's least probability of its digit for a blank-looking cell in the entries' ink
+PALE_PEN_MASS = 0.75  # the entry odds such a cell is given: a written digit, never sure enough to be called wrong
+
+
+def pale_pen_entries(kinds: CellKinds, second: EntryOpinion) -> CellKinds:
+    """Cells the kind model saw as blank that hold a digit-sized stroke in the page's entries' own ink: entries.
+
+    A red pen is pale in grey, and paler still under a warm lamp, in a dim room or off a screen: the kind
+    model saw nothing where the colour plainly shows the person's ink (``CellKinds.ink`` +1, learnt from
+    the page's sure entries). Such a cell is an entry when the entry-digit model, which scales a stroke to
+    its own darkness, reads a digit in it surely and the digit is at least ``SEEN_ENTRY`` of the page's
+    entries' height (a speck of ink is not). Its entry odds stay below ``SURE_WRITTEN``: a digit seen only
+    this way is checked against the solution but never called a mistake.
+    """
+    if kinds.ink is None:
+        return kinds
+    pale = [int(i) for i in np.flatnonzero((kinds.ink > 0) & (kinds.kinds == BLANK))]
+    if not pale or not _sure_of_writing(kinds):
+        return kinds
+    p = second.digits(pale)
+    sure = [k for k in range(len(pale)) if p[k].max() >= PALE_PEN_SURE]
+    cells = second.page_sized(kinds, [pale[k] for k in sure], SEEN_ENTRY)
+    if not cells:
+        return kinds
+    probs = kinds.probs.copy()
+    for k in sure:
+        i = pale[k]
+        if i in cells:
+            probs[i] = 0.0
+            probs[i, 0] = 1.0 - PALE_PEN_MASS
+            probs[i, 10:19] = PALE_PEN_MASS * p[k]
+    cell_kinds, digits, confidence = decide(probs)
+    return CellKinds(cell_kinds, digits, probs, confidence, kinds.ink)
+
+
 class EntryOpinion:
     """A second look at a few handwritten cells of one grid, by the entry-digit model.
 
@@ -861,6 +896,7 @@ def read_at(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitRe
         seen = grid_views(image, corners, bent)
         second = EntryOpinion(kinds, gray, corners, bent, seen.square)
         cell_kinds = small_print_is_written(kinds.read(seen.views, seen.inks), second, seen.views)
+        cell_kinds = pale_pen_entries(cell_kinds, second)
         unreadable = unreadable_cells(seen.square, cell_kinds, reading, wide=True)
         printed, reading = reading, fuse(reading, cell_kinds)
         if unreadable:
