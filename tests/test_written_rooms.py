@@ -91,3 +91,32 @@ def test_a_red_pen_entry_too_pale_in_grey_under_a_warm_lamp_is_read_by_its_colou
         assert obj["cells"][i] == "e" and obj["entries"][i] == item.entries[i]
     assert obj["givens"] == item.givens and not obj.get("mistakes")
     assert PALE_PEN_MASS < SURE_WRITTEN
+
+
+@pytest.mark.data
+def test_a_glare_spot_is_not_taken_for_the_lit_side_of_a_shadow(robust, monkeypatch):
+    """image204 (printed, train) under the benchmark's glare: its white spot makes the paper span more than
+    ``SHADED`` times as a shadow does, and lifting the rest of the grid to the spot's light buried the
+    spot's faded print deeper (more cells unreadable). A grid with white paper in it gets no shade gain."""
+    from ar_sudoku.io.images import decode_image
+    from ar_sudoku.vision import kinds
+
+    item = next(it for it in robust.items("train") if it.name == "image204" and it.group == "printed")
+    data = item.path.read_bytes()
+    photo = decode_image(data, full=False)
+    box = np.float32(item.box) / photo.scale
+    gains: list[bool] = []
+    shade_gain = kinds.shade_gain
+
+    def watched(paper: np.ndarray, page: np.ndarray) -> np.ndarray | None:
+        gains.append(shade_gain(paper, page) is not None)
+        return None if not gains[-1] else shade_gain(paper, page)
+
+    monkeypatch.setattr(kinds, "shade_gain", watched)
+    obj = robust.read_json(robust.degrade(data, photo.image, item.name, "glare", box))
+    assert gains and not any(gains)
+    unreadable = {(int(n[1]) - 1) * 9 + int(n[3]) - 1 for n in obj.get("unreadable") or []}
+    assert all(obj["givens"][i] == item.givens[i] or i in unreadable for i in range(81))
+    gains.clear()
+    robust.read_json(robust.degrade(data, photo.image, item.name, "shadow", box))
+    assert gains == [True]
