@@ -38,7 +38,7 @@ import cv2
 import numpy as np
 
 from ar_sudoku.sudoku.rules import Reading
-from ar_sudoku.vision.cells import glare_gain
+from ar_sudoku.vision.cells import SHADED, glare_gain, is_spot
 from ar_sudoku.vision.deblur import unstreak
 from ar_sudoku.vision.digits import load_onnx, softmax_run
 from ar_sudoku.vision.entries import EntryReader
@@ -166,6 +166,30 @@ def _brightest(colour: np.ndarray) -> np.ndarray:
     best = np.argmax(np.stack([gp[dy: dy + sh, dx: dx + sw] for dy, dx in shifts]), axis=0)
     colours = np.stack([cp[dy: dy + sh, dx: dx + sw] for dy, dx in shifts])
     return np.take_along_axis(colours, best[None, :, :, None], axis=0)[0]
+
+
+SATURATED = 250  # paper this bright somewhere in the grid is a glare's white core (shade_gain)
+
+
+def shade_gain(paper: np.ndarray, page: np.ndarray) -> np.ndarray | None:
+    """Per pixel of ``paper``, the factor that lifts a shadowed part of the grid to the lit part's light; None
+    when the grid's light is even enough (its paper spanning less than ``SHADED`` times: every photo as taken
+    but a shadowed one).
+
+    A shadow dims paper and ink alike, so the ink's difference from its paper shrinks with the light: in a
+    hand's shadow a digit looked faint or blank to the model, and its colour too pale to count
+    (issue 21). Divided by the local light (the lit paper's level over the local paper's), the ink
+    is measured as if the whole grid were lit. ``page``: the paper levels inside the grid.
+    """
+    sample = page[::4, ::4]  # the paper level is smooth (a blur of a quarter-scale map): these tell its levels
+    low, high = (float(v) for v in np.percentile(sample, [5, 95]))
+    if high < SHADED * max(low, 1.0):
+        return None
+    step = page.shape[0] // 9
+    cells = page[: 9 * step, : 9 * step].reshape(9, step, 9, step)[:, step // 2, :, step // 2]
+    if is_spot(cells) or float(sample.max()) >= SATURATED:  # a glare's bright spot (its core white), not a
+        return None  # shadow's dark part: lifting the rest would bury the spot's faded ink deeper
+    return np.clip(high / np.maximum(paper, 1.0), 1.0, SHADED * 2).astype(np.float32)
 
 
 def _grid_crop(image: np.ndarray, corners: np.ndarray,
@@ -328,6 +352,9 @@ def grid_views(image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | Non
     gain = glare_gain(paper, paper[m: m + 9 * step, m: m + 9 * step])
     if gain is not None:  # a glare spot: ink faded towards white is given its contrast back
         diff *= gain
+    shade = None if gain is not None else shade_gain(paper, paper[m: m + 9 * step, m: m + 9 * step])
+    if shade is not None:  # a shadow over part of the grid: its ink as if it were lit
+        diff *= shade
     # typical ink: a high percentile of the cells' interiors (grid lines are often darker than digits)
     inner = diff[m: m + 9 * step, m: m + 9 * step].reshape(9, step, 9, step)
     q = step // 5
@@ -338,7 +365,7 @@ def grid_views(image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | Non
     half = np.clip(half, 0.0, 1.5)
     s0, s1 = half.strides
     views = np.lib.stride_tricks.as_strided(half, (9, 9, view, view), (step * s0, step * s1, s0, s1))
-    inks = None if colour is None else _cell_inks(colour, 0.3 * max(ink, 12.0), cell, margin)
+    inks = None if colour is None else _cell_inks(colour, 0.3 * max(ink, 12.0), cell, margin, shade)
     return GridViews(w, np.ascontiguousarray(views.reshape(81, view, view), dtype=np.float32), inks)
 
 
@@ -349,16 +376,19 @@ def cell_inputs(image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | No
     return g.views, g.inks
 
 
-def _cell_inks(square: np.ndarray, level: float, cell: int = CELL, margin: int = MARGIN) -> np.ndarray:
+def _cell_inks(square: np.ndarray, level: float, cell: int = CELL, margin: int = MARGIN,
+               shade: np.ndarray | None = None) -> np.ndarray:
     """Per cell, its ink's colour: the shares of (B, G, R) in its optical density, summing to 1 (NaN: little ink).
 
     ``square`` is the grid in colour at the views' half scale; ink is where some channel loses
     ``level`` (0.3 of the grid's typical ink in grey): a blue pen that is pale in grey still takes
-    most of the red light.
+    most of the red light. ``shade``: :func:`shade_gain`'s factors, which the light lost is measured with.
     """
     f = square.astype(np.float32)
     paper = _paper_level(f)
     absorbed = cv2.max(paper - f, 0.0)
+    if shade is not None:
+        absorbed *= shade[..., None]
     step, m = cell // 2, margin // 2
     q = step // 5  # the cell's interior, clear of its grid lines (a grid found a little off included)
     n = step - 2 * q

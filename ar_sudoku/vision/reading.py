@@ -37,6 +37,7 @@ from ar_sudoku.vision.kinds import (
     paper_noise,
     percentile,
     percentiles,
+    quiet,
     warp_views_grid,
 )
 from ar_sudoku.vision.kinds import CELL as VIEW_CELL
@@ -465,6 +466,41 @@ def small_print_is_written(kinds: CellKinds, second: EntryOpinion, views: np.nda
     return CellKinds(cell_kinds, digits, probs, confidence, kinds.ink)
 
 
+PALE_PEN_SURE = 0.8  # the entry model's least probability of its digit for a blank-looking cell in the entries' ink
+PALE_PEN_MASS = 0.75  # the entry odds such a cell is given: a written digit, never sure enough to be called wrong
+
+
+def pale_pen_entries(kinds: CellKinds, second: EntryOpinion) -> CellKinds:
+    """Cells the kind model saw as blank that hold a digit-sized stroke in the page's entries' own ink: entries.
+
+    A red pen is pale in grey, and paler still under a warm lamp, in a dim room or off a screen: the kind
+    model saw nothing where the colour plainly shows the person's ink (``CellKinds.ink`` +1, learnt from
+    the page's sure entries). Such a cell is an entry when the entry-digit model, which scales a stroke to
+    its own darkness, reads a digit in it surely and the digit is at least ``SEEN_ENTRY`` of the page's
+    entries' height (a speck of ink is not). Its entry odds stay below ``SURE_WRITTEN``: a digit seen only
+    this way is checked against the solution but never called a mistake.
+    """
+    if kinds.ink is None:
+        return kinds
+    pale = [int(i) for i in np.flatnonzero((kinds.ink > 0) & (kinds.kinds == BLANK))]
+    if not pale or not _sure_of_writing(kinds):
+        return kinds
+    p = second.digits(pale)
+    sure = [k for k in range(len(pale)) if p[k].max() >= PALE_PEN_SURE]
+    cells = second.page_sized(kinds, [pale[k] for k in sure], SEEN_ENTRY)
+    if not cells:
+        return kinds
+    probs = kinds.probs.copy()
+    for k in sure:
+        i = pale[k]
+        if i in cells:
+            probs[i] = 0.0
+            probs[i, 0] = 1.0 - PALE_PEN_MASS
+            probs[i, 10:19] = PALE_PEN_MASS * p[k]
+    cell_kinds, digits, confidence = decide(probs)
+    return CellKinds(cell_kinds, digits, probs, confidence, kinds.ink)
+
+
 class EntryOpinion:
     """A second look at a few handwritten cells of one grid, by the entry-digit model.
 
@@ -476,6 +512,7 @@ class EntryOpinion:
         self.kinds, self.image, self.corners, self.lattice = kinds, image, corners, lattice
         self._warped = warped  # ``GridViews.square`` when the kind model's inputs were just made
         self._flat: np.ndarray | None = None
+        self._quiet: np.ndarray | None = None
         self._entry_height: float | None = None
         self.lone: dict[int, np.ndarray] = {}  # P(digit 1..9) of the cells :meth:`candidates` found one blob in
         self._poor: bool | None = None
@@ -515,6 +552,13 @@ class EntryOpinion:
             self._poor = sharp < SHARP or even < SHAKEN or noise > NOISY
         return self._poor
 
+    @property
+    def quiet(self) -> np.ndarray:
+        """The grid with a noisy picture's speckle smoothed away (:func:`kinds.quiet`); a clean one as it is."""
+        if self._quiet is None:
+            self._quiet = quiet(self.warped)
+        return self._quiet
+
     def digits(self, cells: list[int]) -> np.ndarray:
         """P(digit 1..9) of each cell, read with its ink re-centred and re-scaled."""
         return self.kinds.entries.probabilities(entry_crops(self.warped, cells))
@@ -537,11 +581,13 @@ class EntryOpinion:
         """The digit's height (px at CELL scale) in each cell, 0 where none is found.
 
         ``flat``: measured with the page's shading divided out (:func:`grid.unshade`), so a shadow's
-        edge across a digit does not cut it short.
+        edge across a digit does not cut it short. A noisy grid (a dim room, a screen's moiré) is measured
+        smoothed (:func:`kinds.quiet`): its speckle joins a digit's blob and makes print look taller than
+        itself, and a given of the page's print size was taken for small handwriting (issue 21).
         """
         if flat and self._flat is None:
-            self._flat = unshade(self.warped)
-        grid = self._flat if flat and self._flat is not None else self.warped
+            self._flat = unshade(self.quiet)
+        grid = self._flat if flat and self._flat is not None else self.quiet
         return [ink_height(cell_region(grid, i)) for i in cells]
 
     def relative_heights(self, kinds: CellKinds, cells: list[int]) -> list[float]:
@@ -906,6 +952,7 @@ def read_at(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitRe
         seen = grid_views(image, corners, bent)
         second = EntryOpinion(kinds, gray, corners, bent, seen.square)
         cell_kinds = small_print_is_written(kinds.read(seen.views, seen.inks), second, seen.views)
+        cell_kinds = pale_pen_entries(cell_kinds, second)
         unreadable = unreadable_cells(seen.square, cell_kinds, reading, wide=True)
         printed, reading = reading, fuse(reading, cell_kinds)
         if unreadable:
