@@ -126,3 +126,23 @@ def test_a_shaking_hands_streak_near_the_grids_lines_makes_its_edges_uneven_and_
     assert evenness(streaked, corners) < 0.93 * sharp  # the locator's BLUR: this frame is not read
     dim = np.clip(page.astype(np.float32) * 0.25 + np.random.default_rng(0).normal(0, 3, page.shape), 0, 255)
     assert evenness(dim.astype(np.uint8), corners) > 0.93 * sharp
+
+
+def test_digits_a_line_runs_through_are_read_and_the_line_is_no_digit_in_the_empty_cells_it_crosses(reader):
+    """A line across the digits of a row and down a column (a fold, a rule printed through the grid, as
+    image1049's bottom row has) is taken off them: each digit it merges with is kept and read, and what
+    the line leaves in the empty cells it crosses is not read as a digit."""
+    from ar_sudoku.vision.synth import page
+
+    img, corners = page(PUZZLE)
+    gray = to_gray(img)
+    x0, y0 = corners[0]
+    cell = (corners[1][0] - x0) / 9
+    low = int(y0 + 8.72 * cell)  # through the bottom row's digits, below their middles
+    cv2.line(gray, (int(x0), low), (int(x0 + 9 * cell), low), 60, 5)
+    left = int(x0 + 1.5 * cell)  # down the second column, through its digits
+    cv2.line(gray, (left, int(y0)), (left, int(y0 + 9 * cell)), 60, 5)
+    crossed = [72 + c for c in range(9)] + [9 * r + 1 for r in range(9)]
+    assert any(PUZZLE[i] != "." for i in crossed) and any(PUZZLE[i] == "." for i in crossed)
+    cuts = cut_cells(warp_grid(gray, corners))
+    assert reader.read(cuts).givens == PUZZLE

@@ -153,20 +153,98 @@ def normalise(warped: np.ndarray, cell: int = CELL) -> np.ndarray:
 
 
 def _strip_lines(mask: np.ndarray) -> np.ndarray:
-    """Clear rows/columns near the border that are mostly ink: grid-line remnants."""
+    """Clear rows/columns near the border that are mostly ink (grid-line remnants), and lines crossing the
+    cell's middle but where a glyph's stroke runs through them."""
     return _strip_cells(mask[None, None])[0, 0]
+
+
+# a row (column) of a cell inked this far across is a line crossing it (a digit's bar spans well under this);
+# the rows beside it inked this far across are the same line's blurred edges
+CROSSING = 0.85
+CROSSING_EDGE = 0.5
+EDGE_LINE = 0.3  # a row (column) of a cell's edge band inked this far across is the cell's own grid line
+
+
+def _crossing(fill: np.ndarray, band: int) -> np.ndarray:
+    """Which rows of a cell (``fill``: each row's inked share) are a line crossing its middle, clear of the
+    ``band`` rows at each edge: rows inked nearly all across, with their mostly inked neighbours."""
+    middle = np.zeros(len(fill), bool)
+    middle[band : len(fill) - band] = True
+    grown = middle & (fill >= CROSSING)
+    for y in np.flatnonzero(grown):
+        for step in (-1, 1):
+            z = y + step
+            while middle[z] and not grown[z] and fill[z] >= CROSSING_EDGE:
+                grown[z] = True
+                z += step
+    return grown
+
+
+def _bridge(out: np.ndarray, mask: np.ndarray, body: np.ndarray, line: np.ndarray) -> None:
+    """Clear the ``line`` rows of ``out`` but where a stroke of ``body`` (the ink on no line) goes on both
+    above and below them, slanted by up to the line's width (``mask``: the ink before clearing)."""
+    h = len(line)
+    y = 0
+    while y < h:
+        if not line[y]:
+            y += 1
+            continue
+        end = y
+        while end + 1 < h and line[end + 1]:
+            end += 1
+        reach = np.ones((1, 2 * ((end - y + 1) // 2 + 1) + 1), np.uint8)
+        side = body[[y - 1, end + 1]]
+        wide, near = cv2.dilate(side, reach), cv2.dilate(side, np.ones((1, 3), np.uint8))
+        # where the stroke goes on both sides, and not past its own ends along the line
+        out[y : end + 1] = mask[y : end + 1] & wide[0] & wide[1] & (near[0] | near[1])
+        y = end + 1
+
+
+def _cross_out(mask: np.ndarray, band: int) -> np.ndarray:
+    """``mask`` (h, w) with the lines crossing the cell's middle, either way, cleared except where a glyph's
+    stroke runs through them (inked on both sides, off any line).
+
+    The ``band`` rows and columns at each edge are left to :func:`_strip_cells`, which takes the cell's own
+    lines off whole. A line through a digit (a fold, a rule printed across, a grid warped a little off) would
+    otherwise make it one blob the cell's width, thrown away as a line, and its cut parts too short for a
+    digit; where two lines cross, neither side's ink is a stroke, so no remnant is left to pass for one.
+    """
+    h, w = mask.shape
+    rows = _crossing(mask.mean(axis=1), band)
+    cols = _crossing(mask.mean(axis=0), band)
+    if not rows.any() and not cols.any():
+        return mask
+    edge_r = np.ones(h, bool)
+    edge_r[band : h - band] = False
+    edge_c = np.ones(w, bool)
+    edge_c[band : w - band] = False
+    off_r = rows | (edge_r & (mask.mean(axis=1) > EDGE_LINE))
+    off_c = cols | (edge_c & (mask.mean(axis=0) > EDGE_LINE))
+    body = np.where(off_r[:, None] | off_c[None, :], 0, mask).astype(np.uint8)
+    out = mask.copy()
+    _bridge(out, mask, body, rows)
+    _bridge(out.T, out.T.copy(), body.T, cols)
+    return out
 
 
 def _strip_cells(cells: np.ndarray) -> np.ndarray:
     """:func:`_strip_lines` for many cells at once: ``cells`` (..., h, w) masks, all the same size."""
     h, w = cells.shape[-2:]
     band = max(2, h // 5)
+    across, down = cells.mean(axis=-1), cells.mean(axis=-2)  # (..., h), (..., w)
+    crossed = (across[..., band : h - band] >= CROSSING).any(axis=-1) | (down[..., band : w - band] >= CROSSING).any(
+        axis=-1)
+    if crossed.any():  # a line through the middle of a few cells: taken off them first, one by one
+        cells = cells.copy()
+        for at in map(tuple, np.argwhere(crossed)):
+            cells[at] = _cross_out(cells[at], band)
+        across, down = cells.mean(axis=-1), cells.mean(axis=-2)
     edge_r = np.zeros(h, bool)
     edge_r[:band] = edge_r[h - band:] = True
     edge_c = np.zeros(w, bool)
     edge_c[:band] = edge_c[w - band:] = True
-    rows = edge_r & (cells.mean(axis=-1) > 0.3)  # (..., h)
-    cols = edge_c & (cells.mean(axis=-2) > 0.3)  # (..., w)
+    rows = edge_r & (across > EDGE_LINE)
+    cols = edge_c & (down > EDGE_LINE)
     return np.where(rows[..., :, None] | cols[..., None, :], 0, cells).astype(np.uint8)
 
 
