@@ -153,14 +153,22 @@ def long_lines(binary: np.ndarray) -> np.ndarray:
     return cv2.dilate(horiz | vert, np.ones((3, 3), np.uint8))
 
 
-def _quad_from_contour(contour: np.ndarray) -> np.ndarray | None:
+def approx_quad(contour: np.ndarray) -> np.ndarray | None:
+    """The contour's convex hull simplified to a convex quad (TL, TR, BR, BL), coarser until one is; None if none."""
     hull = cv2.convexHull(contour)
     peri = cv2.arcLength(hull, True)
     for eps in (0.02, 0.03, 0.05, 0.08):
         approx = cv2.approxPolyDP(hull, eps * peri, True)
         if len(approx) == 4 and cv2.isContourConvex(approx):
             return order_corners(approx.reshape(4, 2))
-    pts = hull.reshape(-1, 2).astype(np.float32)
+    return None
+
+
+def _quad_from_contour(contour: np.ndarray) -> np.ndarray | None:
+    quad = approx_quad(contour)
+    if quad is not None:
+        return quad
+    pts = cv2.convexHull(contour).reshape(-1, 2).astype(np.float32)
     s, d = pts.sum(axis=1), pts[:, 0] - pts[:, 1]
     quad = np.array([pts[s.argmin()], pts[d.argmax()], pts[s.argmax()], pts[d.argmin()]], np.float32)
     if len({tuple(p) for p in quad.tolist()}) < 4:

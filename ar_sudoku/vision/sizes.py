@@ -24,7 +24,7 @@ from ar_sudoku.sudoku.solver import SYMBOLS, Box, cell_name, count_solutions, pa
 from ar_sudoku.sudoku.vocabulary import Status
 from ar_sudoku.vision.cells import CELL, FIT, INK, INPUT, _strip_cells, digit_patch, normalise
 from ar_sudoku.vision.digits import DigitReader, load_onnx, softmax_run
-from ar_sudoku.vision.grid import WORK_SIZE, binarize, long_lines, order_corners, refine_corners, shrink
+from ar_sudoku.vision.grid import WORK_SIZE, approx_quad, binarize, long_lines, refine_corners, shrink
 
 SIDES = (4, 6, 9, 16)
 BOXES: dict[int, tuple[Box, ...]] = {4: ((2, 2),), 6: ((2, 3), (3, 2)), 9: ((3, 3),), 16: ((4, 4),)}
@@ -209,16 +209,6 @@ def grid_side(gray: np.ndarray, quad: np.ndarray) -> tuple[int, Box, float]:
     return best
 
 
-def _quad(contour: np.ndarray) -> np.ndarray | None:
-    hull = cv2.convexHull(contour)
-    peri = cv2.arcLength(hull, True)
-    for eps in (0.02, 0.03, 0.05, 0.08):
-        approx = cv2.approxPolyDP(hull, eps * peri, True)
-        if len(approx) == 4 and cv2.isContourConvex(approx):
-            return order_corners(approx.reshape(4, 2))
-    return None
-
-
 def _overlap(a: np.ndarray, b: np.ndarray) -> bool:
     area, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
     return area > 0.1 * min(cv2.contourArea(a.astype(np.float32)), cv2.contourArea(b.astype(np.float32)))
@@ -243,7 +233,7 @@ def find_sized_grids(gray: np.ndarray, most: int = 4) -> list[SizedGrid]:
             contour = contour - pad
             if cv2.contourArea(contour) < area_min:
                 break
-            quad = _quad(contour)
+            quad = approx_quad(contour)
             if quad is None or cv2.contourArea(quad) < area_min:
                 continue
             sides = [float(np.hypot(*(quad[k] - quad[(k + 1) % 4]))) for k in range(4)]
