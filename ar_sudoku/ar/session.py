@@ -415,13 +415,15 @@ class ARSession:
             known = self.ledger.known()
             if any(ink[i] and not want[i] and i not in known for i in range(81)):
                 self.board.since_read = max(self.board.since_read, self.cfg.recheck_every - 2)  # read it soon
-        # print a glare spot fades is not gone: another puzzle (or a hand) shows across the grid, not in a spot
-        mismatch &= ~self.locator.glared(corners)
         for i in self.overrides:
             mismatch[i] = False
         # a board held through a streak sits a few pixels off and its print is smeared: only givens gone missing
         # in number (another puzzle) stop its drawing there, and the re-read follows once it is found again
         limit = self.cfg.pattern_mismatch if self.kinds is None or self.streaked else self.cfg.pattern_mismatch // 2
+        if int(mismatch.sum()) >= limit:
+            # print a glare spot fades is not gone: another puzzle (or a hand) shows across the grid, not in a
+            # spot (looked at only when it could matter: most frames match without it)
+            mismatch &= ~self.locator.glared(corners)
         if int(mismatch.sum()) >= limit:
             self.board.since_read = self.cfg.recheck_every
             return False
