@@ -157,3 +157,19 @@ def test_grids_are_ordered_by_rows_that_overlap_then_left_to_right():
     a, b, c, d = _grid(300, 20), _grid(0, 50), _grid(10, 200), _grid(290, 190)
     ordered = reading_order([c, a, d, b])
     assert [g.corners[0].tolist() for g in ordered] == [g.corners[0].tolist() for g in (b, a, c, d)]
+
+
+def test_set_names_a_puzzle_of_the_page_and_a_puzzle_the_page_lacks_is_said(tmp_path, capsys):
+    """``--set 1:rRcC=D`` corrects puzzle 1 alone; ``--set 4:...`` on a page of two is said, not dropped silently."""
+    import eval_page
+
+    page = eval_page.rendered_page(2, random.Random(3))
+    path = tmp_path / "two.jpg"
+    assert cv2.imwrite(str(path), page.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    cell = next(i for i, ch in enumerate(page.givens[1]) if ch != ".")
+    name = f"r{cell // 9 + 1}c{cell % 9 + 1}"
+    assert main(["image", str(path), "--json", "--set", f"1:{name}=0", "--set", "4:r1c1=5"]) in (0, 1)
+    got = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert got[0]["givens"] == page.givens[0]
+    assert got[1]["givens"] == page.givens[1][:cell] + "." + page.givens[1][cell + 1:]
+    assert "--set 4:" in got[0]["message"] and "holds 2 puzzles" in got[0]["message"]

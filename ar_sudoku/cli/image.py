@@ -177,6 +177,11 @@ def read_photo(src: Path, job: PhotoJob) -> PhotoDone:
         held = f"{count} puzzle{'s' * (count != 1)}" + (f" (--puzzle 0-{count - 1})" if count > 1 else "")
         found = [PhotoAnalysis(BoardResult(Status.NO_GRID, message=f"no puzzle {job.puzzle}: the photo holds {held}"),
                                job.show)]
+    stray = sorted(k for k in job.overrides if k is not None and k >= count)
+    if stray and found:  # --set 3:r1c1=5 on a photo of two puzzles: said, not silently dropped
+        first = found[0].result
+        said = f"--set {stray[0]}:...: not applied, the photo holds {count} puzzle{'s' * (count != 1)}"
+        found[0] = replace(found[0], result=replace(first, message="; ".join(m for m in (first.message, said) if m)))
     # decoding included: what a user waits for (on a page of several, the whole page's time)
     ms = (time.perf_counter() - t0) * 1e3
     done = tuple(replace(a, result=replace(a.result, ms=ms)) for a in found)
