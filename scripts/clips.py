@@ -39,6 +39,20 @@ def run_video(video: Path, log: Path, who: str) -> None:
         raise SystemExit(f"{who}: {' '.join(cmd)} exited {done.returncode}: {done.stderr.strip()}")
 
 
+def judge(argv: list[str] | None, doc: str | None, who: str, maker: str, compare) -> int:
+    """An ``eval_*_video`` script's command line: the video (its truth beside it) or ``--log`` of an earlier
+    run, compared by ``compare(truth, log)`` (whose ``lines()`` are printed); exit 2 when a file is missing."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("video", type=Path, help=f"a video from {maker} (its .truth.jsonl beside it)")
+    ap.add_argument("--log", type=Path, help="the JSONL of an earlier run instead of running the CLI")
+    args = ap.parse_args(argv)
+    both = truth_and_log(args.video, args.log, who)
+    if both is None:
+        return 2
+    print("\n".join(compare(*both).lines()))
+    return 0
+
+
 def truth_and_log(video: Path, log: Path | None, who: str) -> tuple[list[dict], list[dict]] | None:
     """The video's truth, and the command's log of it (``log``: an earlier run's, else run now); None (said
     on stderr) when the video or its truth is missing."""

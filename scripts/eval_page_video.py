@@ -16,16 +16,14 @@ how many puzzles have an answer drawn.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import cv2
 import numpy as np
 
-from clips import truth_and_log
+from clips import judge
 
 SHORT = 8  # a stretch in view shorter than this is a glimpse: its lock is reported apart
 
@@ -128,16 +126,7 @@ def compare(truth: list[dict], log: list[dict]) -> Figures:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("video", type=Path, help="a video from make_page_video.py (its .truth.jsonl beside it)")
-    ap.add_argument("--log", type=Path, help="the JSONL of an earlier run instead of running the CLI")
-    args = ap.parse_args(argv)
-    both = truth_and_log(args.video, args.log, "eval_page_video")
-    if both is None:
-        return 2
-    truth, log = both
-    print("\n".join(compare(truth, log).lines()))
-    return 0
+    return judge(argv, __doc__, "eval_page_video", "make_page_video.py", compare)
 
 
 if __name__ == "__main__":

@@ -15,12 +15,10 @@ where it comes from. The issue's target: the answer on >= 95% of the frames in v
 
 from __future__ import annotations
 
-import argparse
 import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from clips import truth_and_log
+from clips import judge
 
 
 @dataclass
@@ -84,16 +82,7 @@ def compare(truth: list[dict], log: list[dict]) -> Figures:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("video", type=Path, help="a video from make_room_video.py (its .truth.jsonl beside it)")
-    ap.add_argument("--log", type=Path, help="the JSONL of an earlier run instead of running the CLI")
-    args = ap.parse_args(argv)
-    both = truth_and_log(args.video, args.log, "eval_room_video")
-    if both is None:
-        return 2
-    truth, log = both
-    print("\n".join(compare(truth, log).lines()))
-    return 0
+    return judge(argv, __doc__, "eval_room_video", "make_room_video.py", compare)
 
 
 if __name__ == "__main__":

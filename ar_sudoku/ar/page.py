@@ -97,6 +97,14 @@ def _centre_on(corners: np.ndarray, point: np.ndarray) -> bool:
     return cv2.pointPolygonTest(poly, (float(point[0]), float(point[1])), False) >= 0
 
 
+def _later(due: int, taken: set[int], most: int) -> int:
+    """Frames after ``due`` to the first one no other track has ``taken`` (at most ``most``)."""
+    k = 0
+    while k < most and due + k in taken:
+        k += 1
+    return k
+
+
 def _where(track: Track) -> np.ndarray | None:
     """The track's board on the last frame (full-size pixels)."""
     return track.session.locator.last_corners
@@ -261,22 +269,16 @@ class Page:
             session.cfg = cfg
             session.locator.redetect_every = cfg.redetect_every
             due = (-(session.frame_index + 1)) % cfg.redetect_every  # frames to its next re-detection
-            for _ in range(n):
-                if due not in detections:
-                    break
-                session.frame_index -= 1
-                due += 1
-            detections.add(due)
+            later = _later(due, detections, n)
+            session.frame_index -= later
+            detections.add(due + later)
             if session.state is not Status.SOLVED:
                 continue
             board = session.board
             due = cfg.recheck_every - board.since_read  # frames to its next re-read
-            for _ in range(n):
-                if due not in reads:
-                    break
-                board.since_read -= 1
-                due += 1
-            reads.add(due)
+            later = _later(due, reads, n)
+            board.since_read -= later
+            reads.add(due + later)
 
     def _untracked(self, small: np.ndarray, scale: float) -> np.ndarray:
         """The working grey with every tracked board (and a margin) filled with its paper's grey."""
