@@ -274,7 +274,7 @@ def main() -> int:
     if args.sized:
         sized(args.sized, args.seed, readers, args.failures, args.save)
     if args.mixed:
-        mixed(args.mixed, args.seed, readers, args.failures)
+        mixed(args.mixed, args.seed, readers, args.failures, args.save)
     return 0
 
 
@@ -309,7 +309,7 @@ def sized(count: int, seed: int, readers: tuple, failures: bool, save: Path | No
               f"{right}/{count} ({100 * right / count:.0f}%); ms median {statistics.median(times):.0f}")
 
 
-def mixed(count: int, seed: int, readers: tuple, failures: bool) -> None:
+def mixed(count: int, seed: int, readers: tuple, failures: bool, save: Path | None) -> None:
     """``count`` pages of a rendered 9x9 puzzle beside a puzzle of another size (a newspaper's puzzle corner),
     each photographed on its own half: both read fully right and solved, left to right."""
     from sized_pages import KINDS, sized_page
@@ -324,6 +324,9 @@ def mixed(count: int, seed: int, readers: tuple, failures: bool) -> None:
         image = np.hstack([nine.image, other.image] if first else [other.image, nine.image])
         results, ms = read(image, readers)
         times.append(ms)
+        if save:
+            save.mkdir(parents=True, exist_ok=True)
+            cv2.imwrite(str(save / f"mixed_{k:02d}.png"), image)
         want = [(nine.givens[0], solve(parse_line(nine.givens[0]), 5.0).solution),
                 (other.givens, solve(parse_line(other.givens, box=box), 10.0).solution)]
         if not first:

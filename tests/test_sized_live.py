@@ -152,3 +152,26 @@ def _page_of(box: tuple[int, int], rng: random.Random):
     import sized_pages
 
     return sized_pages.sized_page(box, "1-9", rng, size=(640, 720))
+
+
+def test_a_four_by_four_puzzle_brought_beside_a_solved_nine_by_nine_one_is_found_and_answered_live():
+    """Once every 9x9 puzzle in view is solved the sizes' search slows down but goes on: a children's puzzle
+    slid into view afterwards is answered within about a second, and the 9x9 answer stays drawn meanwhile."""
+    import eval_page
+    from ar_sudoku.ar.sized_live import SLOW
+
+    rng = random.Random(1)
+    nine = eval_page.rendered_page(1, rng, size=(640, 720))
+    four = _page_of((2, 2), rng)
+    alone = np.hstack([nine.image, np.full_like(four.image, 200)])
+    both = np.hstack([nine.image, four.image])
+    truths = {9: _solution(nine.givens[0], (3, 3)), 4: _solution(four.givens, (2, 2))}
+    drawn = []
+    with Page(DigitReader()) as live:
+        for frame in _held(alone, 15) + _held(both, 10 * SLOW + 2):
+            res = live.step(frame)
+            drawn.append({p.size: p.solution for p in res.puzzles if p.solution})
+    assert all(sol == truths[n] for d in drawn for n, sol in d.items())  # never a wrong answer on either
+    assert drawn[14] == {9: truths[9]}  # the 9x9 puzzle solved before its neighbour came
+    assert drawn[-1] == truths, "the 4x4 puzzle is answered beside it"
+    assert all(9 in d for d in drawn[14:])

@@ -157,3 +157,38 @@ def test_a_page_of_a_nine_by_nine_puzzle_and_a_six_by_six_one_beside_it_reads_an
     assert [(p["puzzle"], p["size"], p["status"]) for p in got] == [(0, 9, "solved"), (1, 6, "solved")]
     assert got[0]["givens"] == nine.givens[0] and got[1]["givens"] == six.givens
     assert got[1]["solution"] == _solution(six.givens, (2, 3))
+
+
+def test_a_four_by_four_puzzle_beside_a_solved_nine_by_nine_one_is_found_although_no_nine_by_nine_search_sees_it(
+        tmp_path):
+    """The 9x9 puzzle solves, so nothing asks for another size; but its neighbour's outline looked like a grid
+    and held no 9x9 one (``grid.find_page_grids``'s ``unlike``): that alone sends the page to the sizes' search."""
+    import eval_page
+    import sized_pages
+    from ar_sudoku.vision.grid import find_page_grids
+
+    rng = random.Random(1)
+    nine = eval_page.rendered_page(1, rng, size=(960, 720))
+    four = sized_pages.sized_page((2, 2), "1-9", rng, size=(960, 720))
+    image = np.hstack([nine.image, four.image])
+    page = find_page_grids(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
+    assert len(page.grids) == 1 and page.unlike  # the 9x9 search alone finds the 9x9 puzzle only
+    path = tmp_path / "corner.png"
+    assert cv2.imwrite(str(path), image)
+    done = _image(str(path), "--json")
+    assert done.returncode == 0, done.stderr
+    got = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [(p["puzzle"], p["size"], p["status"]) for p in got] == [(0, 9, "solved"), (1, 4, "solved")]
+    assert got[1]["givens"] == four.givens and got[1]["solution"] == _solution(four.givens, (2, 2))
+
+
+@pytest.mark.data
+def test_a_nine_by_nine_photo_alone_has_no_outline_sending_it_to_the_sizes_search():
+    """The sizes' search is paid only where an outline asks for it: a lone newspaper puzzle has none."""
+    from conftest import PHOTOS, need
+
+    from ar_sudoku.vision.grid import find_page_grids
+
+    photo = cv2.imread(str(need(PHOTOS / "printed" / "image1.jpg")))
+    page = find_page_grids(cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY))
+    assert len(page.grids) == 1 and not page.unlike

@@ -346,15 +346,16 @@ class Page:
 
     def _step_sized(self, small: np.ndarray, scale: float, timings: dict[str, float]
                     ) -> list[tuple[SizedTrack, FrameResult]]:
-        """The grids of other sizes (``ar.sized_live``): followed, and looked for while a 9x9 puzzle in view is not
-        solved, or none is in view; a 9x9 track on one of them (it reads it as 9x9 and never solves) ends."""
+        """The grids of other sizes (``ar.sized_live``): followed, and looked for (most often while a 9x9 puzzle
+        in view is not solved, or none is in view); a 9x9 track on one of them (it reads it as 9x9 and never
+        solves) ends."""
         t = time.perf_counter()
-        search = not self.tracks or not all(tr.session.state is Status.SOLVED for tr in self.tracks)
-        self._next_id += self.sized.step(small, self._next_id, search)
+        eager = not self.tracks or not all(tr.session.state is Status.SOLVED for tr in self.tracks)
+        self._next_id += self.sized.step(small, self._next_id, eager)
         for tr in list(self.tracks):
             if (at := _where(tr)) is not None and self.sized.covers(at * scale):
                 self._end(tr)
-        if search or self.sized.tracks:
+        if self.sized.searched or self.sized.tracks:
             timings["sized"] = (time.perf_counter() - t) * 1e3
         return [(st, FrameResult(frame=self.frame_index, status=Status.SOLVED,
                                  corners=np.asarray(st.result.corners, np.float32) / scale, givens=st.result.givens,

@@ -48,6 +48,9 @@ def _differ(a: str, b: str) -> int:
     return sum(x != y for x, y in zip(a, b)) + abs(len(a) - len(b))
 
 
+SLOW = 3  # times less often a page whose 9x9 puzzles are all solved is searched for grids of other sizes
+
+
 class SizedTracks:
     """The grids of other sizes in view: ``step`` once a frame with the working grey."""
 
@@ -58,6 +61,7 @@ class SizedTracks:
         self.tracks: list[SizedTrack] = []
         self._symbols: SymbolReader | None = None
         self._since_find = every  # look on the first frame asked
+        self.searched = False  # whether the last step looked for new grids
         self._pending: dict[int, str] = {}  # a grid's first read (by its rough place), waiting for a second alike
 
     def _symbol_reader(self) -> SymbolReader:
@@ -118,14 +122,18 @@ class SizedTracks:
         centre = np.asarray(corners, np.float32).mean(axis=0)
         return any(_inside(np.asarray(tr.result.corners, np.float32), centre) for tr in self.tracks)
 
-    def step(self, gray: np.ndarray, next_id: int, search: bool) -> int:
-        """Follow the locked grids on ``gray`` (the working grey); with ``search``, look for new ones when due
-        (every ``every`` frames; on the next frame while a first read waits for its second). Returns how many
-        track ids were used."""
+    def step(self, gray: np.ndarray, next_id: int, eager: bool) -> int:
+        """Follow the locked grids on ``gray`` (the working grey) and look for new ones when due: every ``every``
+        frames while ``eager`` (no 9x9 puzzle in view is solved), ``SLOW`` times less often otherwise (a
+        children's 6x6 panned into view beside a solved 9x9 one), on the next frame while a first read waits
+        for its second. Returns how many track ids were used."""
         self._follow(gray)
         self._since_find += 1
         due = self.every * (3 if self.tracks else 1)  # a page with a grid locked: others are looked for less often
-        if not search or (self._since_find < due and not self._pending):
+        if not eager:
+            due *= SLOW
+        self.searched = not (self._since_find < due and not self._pending)
+        if not self.searched:
             return 0
         self._since_find = 0
         return self._search(gray, next_id)

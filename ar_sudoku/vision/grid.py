@@ -859,8 +859,24 @@ def _unframed(grid: GridQuad, gray: np.ndarray, small: np.ndarray, scale: float,
     return grid
 
 
+@dataclass(frozen=True)
+class PageGrids:
+    """What :func:`find_page_grids` sees on a page: its 9x9 grids, in reading order, and the outlines with the
+    look of a grid that hold none (full-resolution quads): a 4x4, 6x6 or 16x16 puzzle's, perhaps, which
+    only those outlines make worth looking for beside a solved 9x9 one."""
+
+    grids: list[GridQuad]
+    unlike: list[np.ndarray]
+
+
 def find_grids(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.02,
                most: int = MOST_GRIDS) -> list[GridQuad]:
+    """Every puzzle's 9x9 grid in a photo, in reading order (:func:`find_page_grids`'s ``grids``)."""
+    return find_page_grids(image, min_score, min_area, most).grids
+
+
+def find_page_grids(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.02,
+                    most: int = MOST_GRIDS) -> PageGrids:
     """Every puzzle's grid in a photo (a newspaper page prints two or three side by side), in reading order.
 
     The first is :func:`find_grid`'s, found as it finds it, so a photo of one puzzle costs one more
@@ -876,7 +892,7 @@ def find_grids(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.0
     gray = to_gray(image)
     first, pictures, scale = _search(gray, min_score, min_area)
     if first is None or pictures is None:
-        return []
+        return PageGrids([], [])
     small, largest = pictures
     outer = first.corners * scale
     first_area = _area(outer)
@@ -894,6 +910,7 @@ def find_grids(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.0
         if found is not None and not any(_overlaps(found.corners, g.corners) for g in inner):
             inner.append(found)
     grids = inner if len(inner) >= 2 else [_unframed(first, gray, small, scale, shapes, min_score)]
+    unlike: list[np.ndarray] = []
     size = max(_area(g.corners) for g in grids) * scale * scale
     area_min = max(min_area * small.shape[0] * small.shape[1], OTHER_SHARE * size)
     if area_min < min(INNER_SHARE[0], OTHER_SHARE) * first_area:  # the page's puzzles are smaller than it
@@ -908,6 +925,8 @@ def find_grids(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.0
         if looks < OTHER_GATE and not LIKE_SIZE[0] * size <= _area(quad) <= LIKE_SIZE[1] * size:
             continue
         found = _search_around(gray, outline, min_score, ALL if looks >= FULL_GATE else FLAT)
+        if found is None:
+            unlike.append(outline)
         if found is not None and (found.bent or found.score < FRAMED_SCORE):
             found = _clearer_inside(gray, GridQuad(outline, looks), found, min_score)
         if found is not None and _cut_by_frame(found.corners, gray.shape):
@@ -922,7 +941,8 @@ def find_grids(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.0
     if len(grids) > 1 and (grids[0].bent or grids[0].score < FRAMED_SCORE):
         # on a page, the first grid too may be a pasted photo's edge fitted with the puzzle's lines
         grids[0] = _refound(gray, grids[0], scale, shapes, min_score)
-    return reading_order([_squared(gray, g, min_score) for g in grids])
+    grids = reading_order([_squared(gray, g, min_score) for g in grids])
+    return PageGrids(grids, [u for u in unlike if not any(_overlaps(u, g.corners) for g in grids)])
 
 
 def _aspect(corners: np.ndarray) -> float:

@@ -21,7 +21,17 @@ from ar_sudoku.vision.cells import CELL, cut_cells, glare_gain, turn_cuts, warp_
 from ar_sudoku.vision.deblur import unstreak
 from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.entries import candidate_pieces, cell_region, entry_crops, ink_height
-from ar_sudoku.vision.grid import GridQuad, at_edge, find_grid, find_grids, reading_order, refits, to_gray, unshade
+from ar_sudoku.vision.grid import (
+    GridQuad,
+    at_edge,
+    find_grid,
+    find_grids,
+    find_page_grids,
+    reading_order,
+    refits,
+    to_gray,
+    unshade,
+)
 from ar_sudoku.vision.kinds import (
     BLANK,
     CANDIDATES,
@@ -796,7 +806,8 @@ def process_images(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
     """
     t0 = time.perf_counter()
     gray = to_gray(image)
-    quads = find_grids(gray)
+    page = find_page_grids(gray)
+    quads = page.grids
     if not quads:
         sized = _other_sizes(gray, reader, timeout, t0, puzzle)
         if sized is not None:
@@ -809,9 +820,9 @@ def process_images(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
         sized = _other_sizes(gray, reader, timeout, t0, puzzle)
         if sized is not None and any(r.status == Status.SOLVED for r in sized[0]):
             return sized
-    elif not all(solved) and puzzle is None:
+    elif puzzle is None and (not all(solved) or page.unlike):
         # a page of a 9x9 puzzle and another size (a children's 6x6 beside it): the grid that did not solve as
-        # 9x9 may be one of those
+        # 9x9 may be one of those, or an outline that held no 9x9 grid
         mixed = _mixed_sizes(found[0], gray, reader, timeout, t0)
         if mixed is not None:
             return mixed, len(mixed)
