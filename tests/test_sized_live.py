@@ -175,3 +175,18 @@ def test_a_four_by_four_puzzle_brought_beside_a_solved_nine_by_nine_one_is_found
     assert drawn[14] == {9: truths[9]}  # the 9x9 puzzle solved before its neighbour came
     assert drawn[-1] == truths, "the 4x4 puzzle is answered beside it"
     assert all(9 in d for d in drawn[14:])
+
+
+def test_a_six_by_six_page_held_upside_down_is_answered_the_right_way_up_and_followed_so():
+    """The grid is read the right way up (``sizes.read_sized`` tries the quarter turns of an unsure reading)
+    and its track follows the turned corners: the puzzle's own top-left stays first on every frame."""
+    box = (2, 3)
+    page = _page(box, "1-9", 3)
+    turned = np.ascontiguousarray(np.rot90(page.image, 2))
+    top_left = np.array([SIZE[0] - 1, SIZE[1] - 1]) - page.corners[0]
+    truth = _solution(page.givens, box)
+    with Page(DigitReader()) as live:
+        answered = [p for frame in _held(turned, 12) for p in live.step(frame).puzzles if p.solution]
+    assert answered, "the turned page is answered"
+    assert all(p.solution == truth and p.givens == page.givens for p in answered)
+    assert all(np.linalg.norm(np.asarray(p.corners)[0] - top_left) < 30 for p in answered)

@@ -192,3 +192,29 @@ def test_a_nine_by_nine_photo_alone_has_no_outline_sending_it_to_the_sizes_searc
     photo = cv2.imread(str(need(PHOTOS / "printed" / "image1.jpg")))
     page = find_page_grids(cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY))
     assert len(page.grids) == 1 and not page.unlike
+
+
+def _turned(point: np.ndarray, k: int, shape: tuple[int, ...]) -> np.ndarray:
+    """Where ``np.rot90(image, k)`` puts a point (x, y) of ``image`` (k = 1: a quarter turn to the left)."""
+    h, w = shape[:2]
+    x, y = point
+    return {1: np.array([y, w - 1 - x]), 2: np.array([w - 1 - x, h - 1 - y]), 3: np.array([h - 1 - y, x])}[k]
+
+
+@pytest.mark.parametrize("box,style,seed,k", [((2, 3), "1-9", 0, 1), ((2, 2), "1-9", 1, 2), ((4, 4), "0-F", 0, 3)])
+def test_a_page_of_another_size_photographed_sideways_or_upside_down_is_read_the_right_way_up(
+        tmp_path, box, style, seed, k):
+    """Its symbols read unsurely upright, so each quarter turn is read and the one that reads best is
+    settled: the givens, the answer and the first corner (the puzzle's own top-left) are the page's."""
+    import sized_pages
+
+    page = sized_pages.sized_page(box, style, random.Random(seed))
+    path = tmp_path / "turned.png"
+    assert cv2.imwrite(str(path), np.ascontiguousarray(np.rot90(page.image, k)))
+    done = _image(str(path), "--json")
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout.splitlines()[0])
+    assert (got["status"], got["size"], got["givens"]) == ("solved", box[0] * box[1], page.givens)
+    assert got["solution"] == _solution(page.givens, box)
+    top_left = _turned(page.corners[0], k, page.image.shape)
+    assert np.linalg.norm(np.asarray(got["corners"][0]) - top_left) < 0.05 * page.image.shape[1]

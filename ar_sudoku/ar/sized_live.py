@@ -111,7 +111,7 @@ class SizedTracks:
             if self._pending.get(place) != res.givens:
                 continue  # the first read of it, or not the same as the last: read again on the next frame
             tracker = GridTracker()
-            tracker.start(gray, grid.corners)
+            tracker.start(gray, np.asarray(res.corners, np.float32))  # turned: the puzzle's own top-left first
             self.tracks.append(SizedTrack(next_id + used, res, tracker))
             used += 1
             del seen[place]

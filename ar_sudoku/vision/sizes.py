@@ -504,15 +504,51 @@ def settle(values: np.ndarray, conf: np.ndarray, likely: dict[int, list[int]], b
     return status, values, None, message
 
 
+SURE_UPRIGHT = 0.9  # every symbol read at least this surely: the grid is the right way up, no turn is read
+
+
+def _upright(read: np.ndarray, conf: np.ndarray) -> float:
+    """How upright a reading looks: the mean log-confidence of the surer half of its inked cells (as the
+    9x9 reader's ``reading._score``: a few unsure cells do not drown the clear preference of the rest)."""
+    inked = read > 0
+    if not inked.any():
+        return 0.0
+    logs = np.sort(np.log(np.maximum(conf[inked], 1e-6)))[::-1]
+    return float(logs[: max(1, len(logs) // 2)].mean())
+
+
+def _turns(warped: np.ndarray, n: int, digits: DigitReader, symbols: SymbolReader | None
+           ) -> list[tuple[int, tuple[np.ndarray, np.ndarray, dict[int, list[int]], str]]]:
+    """The quarter turns worth settling, likeliest upright first, each with its reading (:func:`_read_cells`):
+    the grid as found alone when it reads surely; else it and the turn that reads best, when that is
+    another (a page photographed sideways or upside down reads its symbols unsurely, and often as a
+    reading that clashes or solves wrongly)."""
+    first = _read_cells(warped, n, digits, symbols)
+    inked = first[0] > 0
+    if not inked.any() or bool((first[1][inked] >= SURE_UPRIGHT).all()):
+        return [(0, first)]
+    turned = [(k, _read_cells(np.ascontiguousarray(np.rot90(warped, k)), n, digits, symbols)) for k in (1, 2, 3)]
+    k, best = max(turned, key=lambda t: _upright(t[1][0], t[1][1]))
+    if _upright(best[0], best[1]) <= _upright(first[0], first[1]):
+        return [(0, first)]
+    return [(k, best), (0, first)]
+
+
 def read_sized(gray: np.ndarray, grid: SizedGrid, digits: DigitReader, symbols: SymbolReader | None,
                timeout: float, t0: float) -> BoardResult:
-    """The digits (or symbols) of a grid of any size, solved (:func:`settle` when the reading as read does
-    not solve one way)."""
-    n, box = grid.side, grid.box
-    read, conf, likely, style = _read_cells(warp_sized(gray, grid), n, digits, symbols)
-    status, values, solution, message = settle(read, conf, likely, box, timeout)
+    """The digits (or symbols) of a grid of any size, the right way up (:func:`_turns`), solved
+    (:func:`settle` when the reading as read does not solve one way). Corners come back turned so that
+    the first is the puzzle's own top-left."""
+    n = grid.side
+    for k, reading in _turns(warp_sized(gray, grid), n, digits, symbols):
+        read, conf, likely, style = reading
+        box = grid.box if k % 2 == 0 else (grid.box[1], grid.box[0])
+        status, values, solution, message = settle(read, conf, likely, box, timeout)
+        if status == Status.SOLVED:
+            break
+    corners = np.roll(grid.corners, -k, axis=0)
     corrected = tuple(f"{cell_name(int(i), n)}: {styled(_text(read[i:i + 1]), style)[0]}->"
                       f"{styled(_text(values[i:i + 1]), style)[0]}" for i in np.flatnonzero(values != read))
-    return BoardResult(status, corners=grid.corners, givens=_text(values), confidence=conf, solution=solution,
+    return BoardResult(status, corners=corners, givens=_text(values), confidence=conf, solution=solution,
                        message=message, ms=(time.perf_counter() - t0) * 1e3, corrected=corrected,
                        box=box, symbols=style)
