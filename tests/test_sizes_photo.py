@@ -218,3 +218,25 @@ def test_a_page_of_another_size_photographed_sideways_or_upside_down_is_read_the
     assert got["solution"] == _solution(page.givens, box)
     top_left = _turned(page.corners[0], k, page.image.shape)
     assert np.linalg.norm(np.asarray(got["corners"][0]) - top_left) < 0.05 * page.image.shape[1]
+
+
+def test_a_correction_reaches_the_six_by_six_puzzle_it_names_on_a_page_beside_a_nine_by_nine_one(tmp_path):
+    """``--set 1:rRcC=D`` is puzzle 1's on the whole page (the 6x6 one, right of the 9x9): the 6x6 reading
+    takes it as sure, the 9x9 one is left as read; a cell off the 6x6 grid is said, not put elsewhere."""
+    import eval_page
+    import sized_pages
+
+    nine = eval_page.rendered_page(1, random.Random(3), size=(960, 720))
+    six = sized_pages.sized_page((2, 3), "1-9", random.Random(1), size=(960, 720))
+    path = tmp_path / "corner.png"
+    assert cv2.imwrite(str(path), np.hstack([nine.image, six.image]))
+    i = six.givens.index(".")
+    value = _solution(six.givens, (2, 3))[i]
+    row, col = divmod(i, 6)
+    done = _image(str(path), "--json", "--set", f"1:r{row + 1}c{col + 1}={value}", "--set", "1:r8c8=1")
+    assert done.returncode == 0, done.stderr
+    got = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [(p["size"], p["status"]) for p in got] == [(9, "solved"), (6, "solved")]
+    assert got[0]["givens"] == nine.givens[0]
+    assert got[1]["givens"] == six.givens[:i] + value + six.givens[i + 1:]
+    assert "r8c8=1" in got[1]["message"]

@@ -53,7 +53,7 @@ from ar_sudoku.vision.kinds import (
 from ar_sudoku.vision.kinds import CELL as VIEW_CELL
 from ar_sudoku.vision.kinds import MARGIN as VIEW_MARGIN
 from ar_sudoku.vision.lattice import rectify, rotate
-from ar_sudoku.vision.sizes import find_sized_grids, read_sized
+from ar_sudoku.vision.sizes import SizedGrid, find_sized_grids, read_sized
 
 CONFIDENT = 0.9  # a reading whose weakest inked cell is above this is not re-read rotated
 # ... nor one with this many cells read that surely: on the 319 training photos, no grid turned a quarter or
@@ -809,7 +809,7 @@ def process_images(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
     page = find_page_grids(gray)
     quads = page.grids
     if not quads:
-        sized = _other_sizes(gray, reader, timeout, t0, puzzle)
+        sized = _other_sizes(gray, reader, timeout, t0, puzzle, overrides)
         if sized is not None:
             return sized
         return [BoardResult(Status.NO_GRID, message="no Sudoku grid found", ms=(time.perf_counter() - t0) * 1e3)], 0
@@ -817,7 +817,7 @@ def process_images(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
     solved = [r.status == Status.SOLVED and SEVERAL not in r.message for r in found[0]]
     if not any(solved):
         # perhaps not 9x9 at all: a 6x6 grid read as 9x9 holds too few givens for one solution
-        sized = _other_sizes(gray, reader, timeout, t0, puzzle)
+        sized = _other_sizes(gray, reader, timeout, t0, puzzle, overrides)
         if sized is not None and any(r.status == Status.SOLVED for r in sized[0]):
             return sized
     elif puzzle is None and (not all(solved) or page.unlike):
@@ -825,6 +825,9 @@ def process_images(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
         # 9x9 may be one of those, or an outline that held no 9x9 grid
         mixed = _mixed_sizes(found[0], gray, reader, timeout, t0)
         if mixed is not None:
+            if overrides:
+                mixed = [_reread(image, gray, r, reader, timeout, _corrected(overrides, k, k == 0), kinds, t0)
+                         for k, r in enumerate(mixed)]
             return mixed, len(mixed)
     return found
 
@@ -848,6 +851,18 @@ def _mixed_sizes(nine: list[BoardResult], gray: np.ndarray, reader: DigitReader,
     return [by_box[id(q)] for q in reading_order(boxes)]
 
 
+def _reread(image: np.ndarray, gray: np.ndarray, result: BoardResult, reader: DigitReader, timeout: float,
+            overrides: dict[int, int] | None, kinds: KindReader | None, t0: float) -> BoardResult:
+    """A puzzle of a page of several sizes read again where it lies with its corrections: they are by its
+    index on the whole page, known only once the sizes' grids joined the 9x9 ones."""
+    corners = np.asarray(result.corners, np.float32)
+    if result.size != 9:
+        return read_sized(gray, SizedGrid(corners, result.size, result.box, 1.0), reader, None, timeout, t0,
+                          overrides)
+    return _read_or_refit(image, gray, GridQuad(corners, 1.0, result.lattice), reader, timeout, overrides, kinds, t0,
+                          True)
+
+
 def _overlap(a: np.ndarray, b: np.ndarray) -> bool:
     """Whether either quad's centre lies inside the other (the same grid, or a grid and the page around it)."""
     qa, qb = np.asarray(a, np.float32).reshape(-1, 1, 2), np.asarray(b, np.float32).reshape(-1, 1, 2)
@@ -856,10 +871,11 @@ def _overlap(a: np.ndarray, b: np.ndarray) -> bool:
             or cv2.pointPolygonTest(qa, (float(cb[0]), float(cb[1])), False) >= 0)
 
 
-def _other_sizes(gray: np.ndarray, reader: DigitReader, timeout: float, t0: float,
-                 puzzle: int | None) -> tuple[list[BoardResult], int] | None:
-    """The 4x4, 6x6 and 16x16 grids of a picture (``sizes.find_sized_grids``), each read and solved, in
-    reading order; None when there is none. Asked only when no 9x9 puzzle was solved: a 9x9 page pays nothing."""
+def _other_sizes(gray: np.ndarray, reader: DigitReader, timeout: float, t0: float, puzzle: int | None,
+                 overrides: Corrections | None = None) -> tuple[list[BoardResult], int] | None:
+    """The 4x4, 6x6 and 16x16 grids of a picture (``sizes.find_sized_grids``), each read (with its
+    corrections) and solved, in reading order; None when there is none. Asked only when no 9x9 puzzle was
+    solved, or an outline held no 9x9 grid: a 9x9 page pays nothing."""
     grids = [g for g in find_sized_grids(gray) if g.side != 9]
     if not grids:
         return None
@@ -868,8 +884,10 @@ def _other_sizes(gray: np.ndarray, reader: DigitReader, timeout: float, t0: floa
     if puzzle is not None:
         if puzzle >= len(grids):
             return [], len(grids)
-        grids = [grids[puzzle]]
-    return [read_sized(gray, g, reader, None, timeout, t0) for g in grids], len(grids)
+        return [read_sized(gray, grids[puzzle], reader, None, timeout, t0,
+                           _corrected(overrides, puzzle, True))], len(grids)
+    return [read_sized(gray, g, reader, None, timeout, t0, _corrected(overrides, k, k == 0))
+            for k, g in enumerate(grids)], len(grids)
 
 
 def _nine_by_nine(image: np.ndarray, gray: np.ndarray, quads: list[GridQuad], reader: DigitReader, timeout: float,

@@ -534,19 +534,45 @@ def _turns(warped: np.ndarray, n: int, digits: DigitReader, symbols: SymbolReade
     return [(k, best), (0, first)]
 
 
+def _corrected(read: np.ndarray, conf: np.ndarray, likely: dict[int, list[int]], n: int,
+               overrides: dict[int, int]) -> tuple[np.ndarray, np.ndarray, dict[int, list[int]], str]:
+    """The reading with the person's corrections (``written.parse_corrections``: keyed as on a 9x9 grid,
+    ``(row - 1) * 9 + col - 1``) put in, each sure (the rules never overturn it); and what could not be
+    put in, said in a sentence: a cell off the grid, a digit the puzzle has not, or any on a 16x16 grid
+    (a correction's one digit can name neither its cells past r9c9 nor its symbols past 9)."""
+    read, conf, likely = read.copy(), conf.copy(), dict(likely)
+    refused = []
+    for key, value in sorted(overrides.items()):
+        row, col = divmod(key, 9)
+        if n > 9 or row >= n or col >= n or value > n:
+            refused.append(f"r{row + 1}c{col + 1}={value}")
+            continue
+        i = row * n + col
+        read[i], conf[i] = value, 1.0
+        likely.pop(i, None)
+    if not refused:
+        return read, conf, likely, ""
+    return read, conf, likely, f"corrections a {n}x{n} puzzle cannot take, left out: {', '.join(refused)}"
+
+
 def read_sized(gray: np.ndarray, grid: SizedGrid, digits: DigitReader, symbols: SymbolReader | None,
-               timeout: float, t0: float) -> BoardResult:
-    """The digits (or symbols) of a grid of any size, the right way up (:func:`_turns`), solved
-    (:func:`settle` when the reading as read does not solve one way). Corners come back turned so that
-    the first is the puzzle's own top-left."""
-    n = grid.side
+               timeout: float, t0: float, overrides: dict[int, int] | None = None) -> BoardResult:
+    """The digits (or symbols) of a grid of any size, the right way up (:func:`_turns`), with the person's
+    corrections (``overrides``), solved (:func:`settle` when the reading as read does not solve one way).
+    Corners come back turned so that the first is the puzzle's own top-left."""
+    n, refused = grid.side, ""
+    if n > 9 and symbols is None:
+        symbols = SymbolReader()  # once for every turn read
     for k, reading in _turns(warp_sized(gray, grid), n, digits, symbols):
         read, conf, likely, style = reading
+        if overrides:
+            read, conf, likely, refused = _corrected(read, conf, likely, n, overrides)
         box = grid.box if k % 2 == 0 else (grid.box[1], grid.box[0])
         status, values, solution, message = settle(read, conf, likely, box, timeout)
         if status == Status.SOLVED:
             break
     corners = np.roll(grid.corners, -k, axis=0)
+    message = "; ".join(m for m in (message, refused) if m)
     corrected = tuple(f"{cell_name(int(i), n)}: {styled(_text(read[i:i + 1]), style)[0]}->"
                       f"{styled(_text(values[i:i + 1]), style)[0]}" for i in np.flatnonzero(values != read))
     return BoardResult(status, corners=corners, givens=_text(values), confidence=conf, solution=solution,
