@@ -82,7 +82,7 @@ def print_text(path: str, result: BoardResult, reveal: bool = True, label: str =
                 cells = ", ".join(f"r{i // n + 1}c{i % n + 1}={shown_as[i]} ({result.confidence[i]:.2f})"
                                   for i in weak[:8])
                 print(f"least sure of: {cells}" + (" ..." if len(weak) > 8 else "")
-                      + ("  (fix a misread cell with --set rRcC=D)" if n == 9 else ""))
+                      + ("  (fix a misread cell with --set rRcC=D)" if n <= 9 else ""))
     print()
 
 
