@@ -120,3 +120,25 @@ def test_a_glare_spot_is_not_taken_for_the_lit_side_of_a_shadow(robust, monkeypa
     gains.clear()
     robust.read_json(robust.degrade(data, photo.image, item.name, "shadow", box))
     assert gains == [True]
+
+
+@pytest.mark.data
+def test_live_the_pale_red_pen_under_a_warm_lamp_is_read_as_entries_too(robust):
+    """The same photo held before a camera: the live session's reading takes the same second opinion on pale
+    pen (``reading.read_kinds``, shared with the photo reader), so r7c2 and r9c1 are entries, not blanks that
+    the answer would be drawn over, and nothing is called a mistake."""
+    from ar_sudoku.ar.session import ARSession, SessionConfig
+    from ar_sudoku.io.images import decode_image
+    from ar_sudoku.vision.digits import DigitReader
+    from ar_sudoku.vision.kinds import KindReader
+
+    item, _, degraded, _ = _read(robust, "image77", "warm")
+    frame = decode_image(degraded).image
+    with ARSession(DigitReader(), config=SessionConfig(solve_lag=1), kinds=KindReader()) as session:
+        for _ in range(12):
+            result = session.step(frame.copy())
+    assert result.solution is not None and result.givens == item.givens
+    written = result.written
+    assert written is not None and not written.mistakes(result.solution)
+    for i in (6 * 9 + 1, 8 * 9):
+        assert written.cells[i] == "e" and written.entries[i] == item.entries[i]

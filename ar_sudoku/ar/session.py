@@ -73,8 +73,8 @@ from ar_sudoku.vision.reading import (
     fuse,
     process_image,
     read_grid,
+    read_kinds,
     read_oriented,
-    small_print_is_written,
     unreadable_cells,
     unseen,
     written_part,
@@ -331,7 +331,7 @@ class ARSession:
             seen = grid_views(self.locator.colour(), corners, lattice)
             # the entry-digit model, asked about odd entries
             second = EntryOpinion(self.kinds, gray, corners, lattice=lattice, warped=seen.square)
-            kinds = small_print_is_written(self.kinds.read(seen.views, seen.inks), second, seen.views)
+            kinds = read_kinds(self.kinds, seen, second)
             unreadable = self.ledger.unreadable = unreadable_cells(seen.square, kinds, reading)
             printed, reading = reading, fuse(reading, kinds)
             if unreadable:  # no vote from a cell this frame cannot see

@@ -39,6 +39,7 @@ from ar_sudoku.vision.kinds import (
     GIVEN,
     INK_SKIP,
     CellKinds,
+    GridViews,
     KindReader,
     apply_votes,
     decide,
@@ -478,6 +479,13 @@ def small_print_is_written(kinds: CellKinds, second: EntryOpinion, views: np.nda
 
 PALE_PEN_SURE = 0.8  # the entry model's least probability of its digit for a blank-looking cell in the entries' ink
 PALE_PEN_MASS = 0.75  # the entry odds such a cell is given: a written digit, never sure enough to be called wrong
+
+
+def read_kinds(kinds: KindReader, seen: GridViews, second: EntryOpinion) -> CellKinds:
+    """Each cell's kind as a photo and a live frame read it: the kind model on the grid's views, then the
+    entry model's second opinion on small print and pale pen (:func:`small_print_is_written`,
+    :func:`pale_pen_entries`)."""
+    return pale_pen_entries(small_print_is_written(kinds.read(seen.views, seen.inks), second, seen.views), second)
 
 
 def pale_pen_entries(kinds: CellKinds, second: EntryOpinion) -> CellKinds:
@@ -980,8 +988,7 @@ def read_at(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitRe
     if kinds is not None:
         seen = grid_views(image, corners, bent)
         second = EntryOpinion(kinds, gray, corners, bent, seen.square)
-        cell_kinds = small_print_is_written(kinds.read(seen.views, seen.inks), second, seen.views)
-        cell_kinds = pale_pen_entries(cell_kinds, second)
+        cell_kinds = read_kinds(kinds, seen, second)
         unreadable = unreadable_cells(seen.square, cell_kinds, reading, wide=True)
         printed, reading = reading, fuse(reading, cell_kinds)
         if unreadable:
