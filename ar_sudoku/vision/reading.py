@@ -8,6 +8,7 @@ in, a frozen :class:`BoardResult` out (the rules themselves are in
 from __future__ import annotations
 
 import time
+from collections.abc import Collection
 from dataclasses import replace
 
 import cv2
@@ -209,6 +210,32 @@ def _missed_print(printed: Reading, kinds: CellKinds) -> Reading:
     digits = printed.digits.copy()
     digits[missed] = probs[missed].argmax(axis=1)
     return Reading(digits, probs[np.arange(81), digits], probs)
+
+
+def kind_givens(result: BoardResult, kinds: CellKinds, skip: Collection[int] = ()) -> BoardResult:
+    """A solved board (one solution) with the print the cell-kind model sees where the digit model saw none,
+    when it is the solution's own digit, taken as givens.
+
+    ``faint_givens`` asks the digit model; a thin or pale given (a light "1" under a glare's edge, image209)
+    can be blank to it outright while the kind model reads it as print, though not as surely as
+    ``MISSED_PRINT`` asks before the solve. Once the rules have a single solution, a cell the kind model
+    calls printed with that solution's digit is print, not a cell to draw an answer over (on a written-on
+    page, ``fuse`` counts such a cell as a given already). ``skip``: cells unreadable or set by the user.
+    """
+    if result.status != Status.SOLVED or result.solution is None or result.givens is None or SEVERAL in (
+            result.message or ""):
+        return result
+    givens = list(result.givens)
+    conf = None if result.confidence is None else result.confidence.copy()
+    for i, ch in enumerate(result.givens):
+        d = int(result.solution[i])
+        if ch == "." and i not in skip and kinds.kinds[i] == GIVEN and int(np.argmax(kinds.probs[i, 1:10])) + 1 == d:
+            givens[i] = result.solution[i]
+            if conf is not None:
+                conf[i] = float(kinds.probs[i, d])
+    if givens == list(result.givens):
+        return result
+    return replace(result, givens="".join(givens), confidence=conf)
 
 
 SATURATED = 250  # grey level of a washed-out pixel (glare)
@@ -971,6 +998,8 @@ def read_at(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitRe
             result = _settled(result, cell_kinds)
     if kinds is None or reading is printed or result.givens == printed.givens:
         result = faint_givens(result, printed if kinds is not None else reading, overrides=overrides)
+    if kinds is not None:
+        result = kind_givens(result, cell_kinds, skip=set(unreadable) | set(overrides or {}))
     if unreadable:
         result, unreadable = restore_unreadable(result, unreadable, glare_cells(seen.square)[0], cell_kinds, *seen_as)
     several = result.status == Status.SOLVED and result.message == SEVERAL
