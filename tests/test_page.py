@@ -109,6 +109,23 @@ def test_print_the_digit_model_misses_and_the_kind_model_reads_as_the_solutions_
 
 
 @pytest.mark.data
+def test_a_clean_printed_grid_the_digit_model_reads_against_the_rules_is_read_by_both_models(page_kit):
+    """image209 on a page (seed 1): its font's 6s read as 5s and a thin 1 as a 3, three cells, more than the
+    rules' second choices mend: no solution. The kind model's digit joined to the digit model's on each
+    inked cell (``reading.both_models``) reads it right; asked only of a reading that breaks the rules."""
+    from ar_sudoku.ar.photo import analyse_page
+    from ar_sudoku.vision.digits import DigitReader
+    from ar_sudoku.vision.kinds import KindReader
+
+    eval_page, _ = page_kit
+    page = _page(page_kit, ("image1078", "image209"), 1)
+    found, held = analyse_page(page.image, DigitReader(), kinds=KindReader())
+    assert held == 2
+    got = eval_page.score(page, [a.result for a in found])
+    assert got["all_right"] and got["wrong"] == 0, got
+
+
+@pytest.mark.data
 def test_one_photo_is_one_puzzle_numbered_0_as_read_before(capsys):
     photo = need(PHOTOS / "printed") / "image10.jpg"
     code, rows, _ = _image_json(capsys, str(photo))
