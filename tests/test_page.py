@@ -66,14 +66,16 @@ def test_a_page_of_real_photos_side_by_side_is_read_as_each_puzzle_in_order(page
 # off): one answer drawn on the wrong puzzle (image90), one puzzle not found (image195), one cell lost (image22)
 # and pages found wanting in the train pages (each fails on main with these seeds): a blurred grid
 # whose photo is cut along its top line, the photo's edge beside it taken for its right border (image23);
-# a grid whose top six rows alone make an outline at the page's working size, the rest in shadow (image209)
+# a grid whose top six rows alone make an outline at the page's working size, the rest in shadow (image209);
+# the same grid with no outline of its own at that size, on a page twice as wide as high (searched in squares)
 FRAMED = [(("image115", "image90"), 0), (("image195", "image41"), 0), (("image22", "image104"), 1),
-          (("image44", "image23", "image36"), 1), (("image209", "image136"), 0)]
+          (("image44", "image23", "image36"), 1), (("image209", "image136"), 0), (("image209", "image136"), 3)]
 
 
 @pytest.mark.data
 @pytest.mark.parametrize(("names", "seed"), FRAMED, ids=["blurred beside clear", "red print", "faint beside clear",
-                                                         "grid on its photo's edge", "top rows an outline"])
+                                                         "grid on its photo's edge", "top rows an outline",
+                                                         "no outline at the page's size"])
 def test_a_pasted_photos_edge_is_not_taken_for_its_grids_border(page_kit, names, seed):
     from ar_sudoku.ar.photo import analyse_page
     from ar_sudoku.vision.digits import DigitReader

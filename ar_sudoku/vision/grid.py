@@ -763,7 +763,9 @@ FRAME_BAND = 0.006  # of a grid's size: the band inside a frame painted over wit
 FRAMED_AREA = 0.2
 FRAMED = (0.4, 0.85)  # of a grid's area: an outline inside it that may be the grid it frames (its own
 # border's inner edge: 0.9 and more)
-WIDE = 2.2  # a picture this much longer than high (or high than long) is a page of puzzles side by side
+# a picture this much longer than high (or high than long) is a page of puzzles side by side, searched in squares
+# too: two photos side by side make pages of 1.1-2.4 (median 2.0), a camera's 16:9 frame is 1.78
+WIDE = 1.9
 INNER_SHARE = (0.16, 0.6)  # of the first grid's area: the puzzles of a page taken for a grid (its boxes: 1/9)
 # a grid of a page scoring below this may be a pasted photo's edge taken for its border, the puzzle's lines
 # fitted inside it (the training photos' own grids, fitted: 0.66-0.8; such fits: 0.25-0.7, curled or a row off)
