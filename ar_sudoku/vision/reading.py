@@ -972,15 +972,20 @@ def _read_or_refit(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: 
     """:func:`read_at`; a reading that does not solve (or leaves several solutions) is not final when the grid
     could be fitted otherwise (``grid.refits``: on a page of pasted photos a photo's edge is an outline too):
     a refit that solves, one way only, is taken. On a ``page`` of several puzzles a reading the rules had to
-    correct is doubted too: a refit that solves with fewer corrections is taken."""
+    correct is doubted too: a refit that solves with fewer corrections is taken; and so is a grid fitted curled
+    there (pasted photos are flat prints, and a curled fit is more often one bent to a photo's edge or to print
+    beside it, which reads a column's givens wrong and may still solve): a flat refit that solves as soundly
+    is taken."""
     result = read_at(image, gray, quad, reader, timeout, overrides, kinds, t0)
     sound = result.status == Status.SOLVED and SEVERAL not in result.message
-    if sound and not (page and result.corrected):
+    curled = page and quad.bent
+    if sound and not (page and result.corrected) and not curled:
         return result
     for other in refits(gray, quad):
         again = read_at(image, gray, other, reader, timeout, overrides, kinds, t0)
         if again.status == Status.SOLVED and SEVERAL not in again.message and (
-                not sound or len(again.corrected) < len(result.corrected)):
+                not sound or len(again.corrected) < len(result.corrected)
+                or (curled and not other.bent and len(again.corrected) <= len(result.corrected))):
             return again
     return result
 
