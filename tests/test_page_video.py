@@ -40,25 +40,62 @@ def test_panning_over_a_page_of_three_puzzles_locks_each_soon_and_never_draws_on
         assert len({p["puzzle"] for p in row["puzzles"]}) == len(row["puzzles"])
 
 
+@pytest.fixture(scope="module")
+def seed_two(tmp_path_factory):
+    """Seed 2's clip (4 s, 960x540), whose middle puzzle is image1049, and its truth."""
+    pytest.importorskip("onnxruntime")
+    need(PHOTOS / "printed")
+    import clips
+    import make_page_video
+
+    video = tmp_path_factory.mktemp("seed2") / "page.mp4"
+    assert make_page_video.main(["--out", str(video), "--seconds", "4", "--size", "960x540", "--seed", "2"]) == 0
+    truth = clips.read_jsonl(video.with_suffix(".truth.jsonl"))
+    assert truth[0]["puzzles"][1]["name"] == "image1049"
+    return video, truth
+
+
 @pytest.mark.data
 def test_a_puzzle_whose_outline_sits_half_a_cell_off_its_grid_is_detected_precisely_once_read_without_a_solution(
-        tmp_path):
+        seed_two, tmp_path):
     """Seed 2's middle puzzle (image1049): the live detector's outline puts its bottom-right corner half a cell
     up, its bottom row's givens are read blank and the reading has no single solution. Once a board is read
     without a solution its detections fit the crossings to the lines (``find_grid(precise=True)``) and it
     locks; it used to stay unsolved for the whole clip."""
-    pytest.importorskip("onnxruntime")
-    need(PHOTOS / "printed")
     import clips
     import eval_page_video
-    import make_page_video
 
-    video = tmp_path / "page.mp4"
-    assert make_page_video.main(["--out", str(video), "--seconds", "4", "--size", "960x540", "--seed", "2"]) == 0
-    truth = clips.read_jsonl(video.with_suffix(".truth.jsonl"))
-    assert truth[0]["puzzles"][1]["name"] == "image1049"
+    video, truth = seed_two
     log_path = tmp_path / "page.jsonl"
     clips.run_video(video, log_path, "test")
     fig = eval_page_video.compare(truth, clips.read_jsonl(log_path))
     assert fig.wrong_puzzle == 0 and fig.wrong_answer == 0
     assert fig.in_view[1] > 40 and fig.drawn[1] >= 0.75 * fig.in_view[1]
+
+
+@pytest.mark.data
+def test_a_puzzle_whose_outline_sits_off_its_grid_locks_from_its_first_votes_not_after_a_failed_solve(seed_two):
+    """image1049 again, its frames stepped through ``Page`` with the solver waited for a frame after each
+    submission (so the frame it locks on depends on the frames alone): the frames whose votes make its first
+    reading are detected precisely, so that reading has its bottom row and solves. It locked 8 frames after
+    coming wholly into view, after a first reading without a solution; now within 5 (the issue's target)."""
+    from ar_sudoku.ar.page import Page
+    from ar_sudoku.ar.session import SessionConfig
+    from ar_sudoku.io.sources import open_source
+    from ar_sudoku.vision.digits import DigitReader
+    from ar_sudoku.vision.kinds import KindReader
+
+    video, truth = seed_two
+    solution = truth[0]["puzzles"][1]["solution"]
+    whole = next(f for f, t in enumerate(truth) if t["puzzles"][1]["visible"])
+    locked, answers = None, set()
+    with Page(DigitReader(), kinds=KindReader(), config=SessionConfig(solve_lag=1)) as page, \
+            open_source(str(video)) as source:
+        for f, frame in enumerate(source):
+            result = page.step(frame)
+            answers |= {p.solution for p in result.puzzles if p.solution}
+            if f >= whole and any(p.solution == solution for p in result.puzzles):
+                locked = f
+                break
+    assert locked is not None and locked - whole <= 5, (whole, locked)
+    assert answers <= {p["solution"] for p in truth[0]["puzzles"]}  # no answer that is no puzzle's

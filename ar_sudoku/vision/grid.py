@@ -758,9 +758,14 @@ LIKE_SIZE = (0.5, 2.5)  # of the largest grid's area: an outline this size is se
 CROP_MARGIN = 0.08  # of an outline's size, kept around it when it is searched on its own
 INSET = 0.04  # of a grid's size, cut off all round when its inside is searched for a grid it framed
 FRAME_BAND = 0.006  # of a grid's size: the band inside a frame painted over with the frame's outside
+# of the frame's crop: the least outline searched inside it (a grid's outline broken by blur or a fold encloses
+# less than the grid; image23 and image26, a blurred grid on a photo's edge: its outline 0.2-0.3)
+FRAMED_AREA = 0.2
 FRAMED = (0.4, 0.85)  # of a grid's area: an outline inside it that may be the grid it frames (its own
 # border's inner edge: 0.9 and more)
-WIDE = 2.2  # a picture this much longer than high (or high than long) is a page of puzzles side by side
+# a picture this much longer than high (or high than long) is a page of puzzles side by side, searched in squares
+# too: two photos side by side make pages of 1.1-2.4 (median 2.0), a camera's 16:9 frame is 1.78
+WIDE = 1.9
 INNER_SHARE = (0.16, 0.6)  # of the first grid's area: the puzzles of a page taken for a grid (its boxes: 1/9)
 # a grid of a page scoring below this may be a pasted photo's edge taken for its border, the puzzle's lines
 # fitted inside it (the training photos' own grids, fitted: 0.66-0.8; such fits: 0.25-0.7, curled or a row off)
@@ -924,7 +929,10 @@ def find_page_grids(image: np.ndarray, min_score: float = 0.25, min_area: float 
         looks = structure_score(small, refine_corners(contour, quad))
         if looks < OTHER_GATE and not LIKE_SIZE[0] * size <= _area(quad) <= LIKE_SIZE[1] * size:
             continue
-        found = _search_around(gray, outline, min_score, ALL if looks >= FULL_GATE else FLAT)
+        passes = ALL if looks >= FULL_GATE else FLAT
+        found = _search_around(gray, outline, min_score, passes)
+        if found is None and _aspect(outline) <= NARROW:
+            found = _part_of_grid(gray, outline, min_score, passes)
         if found is None:
             unlike.append(outline)
         if found is not None and (found.bent or found.score < FRAMED_SCORE):
@@ -950,6 +958,33 @@ def _aspect(corners: np.ndarray) -> float:
     sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
     across, down = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
     return float(min(across, down) / max(across, down, 1e-6))
+
+
+def _part_of_grid(gray: np.ndarray, outline: np.ndarray, min_score: float, passes: int) -> GridQuad | None:
+    """The grid an outline much narrower than long (``NARROW``) is a part of, when nothing is found around it.
+
+    A grid whose lines a glare or a fold breaks at the working size can leave its top rows for an outline of
+    their own (image209 on a page: rows one to six, the rest lost in the shadow below): the neighbourhood is
+    searched as a square as long as the outline, from either end of its short side and about its middle;
+    the clearest grid holding the outline's centre, not cut by the picture's edge, is taken."""
+    x, y, w, h = cv2.boundingRect(outline.reshape(-1, 1, 2).astype(np.float32))
+    long = max(w, h)
+    if w >= h:
+        spans = [(y, y + long), (y + h - long, y + h), (y + h / 2 - long / 2, y + h / 2 + long / 2)]
+        boxes = [(x, a, x + w, b) for a, b in spans]
+    else:
+        spans = [(x, x + long), (x + w - long, x + w), (x + w / 2 - long / 2, x + w / 2 + long / 2)]
+        boxes = [(a, y, b, y + h) for a, b in spans]
+    centre = outline.mean(axis=0)
+    best: GridQuad | None = None
+    for x0, y0, x1, y1 in boxes:
+        box = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
+        found = _search_around(gray, box, min_score, passes)
+        if found is None or _cut_by_frame(found.corners, gray.shape) or not _contains(found.corners, centre):
+            continue
+        if best is None or found.score > best.score:
+            best = found
+    return best
 
 
 def _squared(gray: np.ndarray, grid: GridQuad, min_score: float) -> GridQuad:
@@ -1020,7 +1055,7 @@ def _inside_frame(gray: np.ndarray, grid: GridQuad, min_score: float) -> GridQua
     if not inside.any():
         return None
     crop[inside == 0] = int(np.median(crop[inside > 0]))
-    found = _search(crop, min_score, 0.3)[0]
+    found = _search(crop, min_score, FRAMED_AREA)[0]
     return None if found is None else _shifted(found, x0, y0)
 
 

@@ -8,6 +8,7 @@ in, a frozen :class:`BoardResult` out (the rules themselves are in
 from __future__ import annotations
 
 import time
+from collections.abc import Collection
 from dataclasses import replace
 
 import cv2
@@ -185,7 +186,7 @@ def fuse(printed: Reading, kinds: CellKinds) -> Reading:
     reading as it is, but for print it missed that the kind model is sure of
     (``_missed_print``).
     """
-    if not ((kinds.kinds == ENTRY) | (kinds.kinds == CANDIDATES)).any():
+    if not _written_on(kinds):
         return _missed_print(printed, kinds)
     p_given = kinds.probs[:, 1:10].sum(axis=1)
     k_digit = kinds.probs[:, 1:10] / np.maximum(p_given[:, None], 1e-9)
@@ -197,6 +198,40 @@ def fuse(printed: Reading, kinds: CellKinds) -> Reading:
     probs[:, 0] = 1.0 - p_given
     probs[:, 1:] = joint * p_given[:, None]
     digits = probs.argmax(axis=1)
+    return Reading(digits, probs[np.arange(81), digits], probs)
+
+
+def _written_on(kinds: CellKinds) -> bool:
+    """Some cell holds a person's entry or pencil marks (``fuse`` then joins the models on every cell)."""
+    return bool(((kinds.kinds == ENTRY) | (kinds.kinds == CANDIDATES)).any())
+
+
+def _sound(result: BoardResult) -> bool:
+    """Solved, one way only."""
+    return result.status == Status.SOLVED and SEVERAL not in (result.message or "")
+
+
+def both_models(printed: Reading, kinds: CellKinds) -> Reading:
+    """A clean printed page's reading with each inked cell's digit from both models (``fuse``'s product of
+    experts), its ink as the digit model saw it.
+
+    On a clean page ``fuse`` keeps the digit model's digits; where its print font's 6 reads as a 5 or a thin
+    1 as a 3 (image209 on a page: three such cells, more than the rules' second choices mend), the kind
+    model, trained on other pages' print, often reads them right. Asked only of a reading that breaks the
+    rules.
+    """
+    inked = printed.digits > 0
+    if not inked.any():
+        return printed
+    p_given = kinds.probs[:, 1:10].sum(axis=1, keepdims=True)
+    k_digit = kinds.probs[:, 1:10] / np.maximum(p_given, 1e-9)
+    d_ink = printed.probs[:, 1:10].sum(axis=1, keepdims=True)
+    joint = k_digit * printed.probs[:, 1:10] / np.maximum(d_ink, 1e-9) + 1e-6
+    joint /= joint.sum(axis=1, keepdims=True)
+    probs = printed.probs.copy()
+    probs[inked, 1:] = joint[inked] * d_ink[inked]
+    digits = printed.digits.copy()
+    digits[inked] = probs[inked, 1:].argmax(axis=1) + 1
     return Reading(digits, probs[np.arange(81), digits], probs)
 
 
@@ -220,6 +255,32 @@ def _missed_print(printed: Reading, kinds: CellKinds) -> Reading:
     digits = printed.digits.copy()
     digits[missed] = probs[missed].argmax(axis=1)
     return Reading(digits, probs[np.arange(81), digits], probs)
+
+
+def kind_givens(result: BoardResult, kinds: CellKinds, skip: Collection[int] = ()) -> BoardResult:
+    """A solved board (one solution) with the print the cell-kind model sees where the digit model saw none,
+    when it is the solution's own digit, taken as givens.
+
+    ``faint_givens`` asks the digit model; a thin or pale given (a light "1" under a glare's edge, image209)
+    can be blank to it outright while the kind model reads it as print, though not as surely as
+    ``MISSED_PRINT`` asks before the solve. Once the rules have a single solution, a cell the kind model
+    calls printed with that solution's digit is print, not a cell to draw an answer over (on a written-on
+    page, ``fuse`` counts such a cell as a given already). ``skip``: cells unreadable or set by the user.
+    """
+    if result.status != Status.SOLVED or result.solution is None or result.givens is None or SEVERAL in (
+            result.message or ""):
+        return result
+    givens = list(result.givens)
+    conf = None if result.confidence is None else result.confidence.copy()
+    for i, ch in enumerate(result.givens):
+        d = int(result.solution[i])
+        if ch == "." and i not in skip and kinds.kinds[i] == GIVEN and int(np.argmax(kinds.probs[i, 1:10])) + 1 == d:
+            givens[i] = result.solution[i]
+            if conf is not None:
+                conf[i] = float(kinds.probs[i, d])
+    if givens == list(result.givens):
+        return result
+    return replace(result, givens="".join(givens), confidence=conf)
 
 
 SATURATED = 250  # grey level of a washed-out pixel (glare)
@@ -948,15 +1009,20 @@ def _read_or_refit(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: 
     """:func:`read_at`; a reading that does not solve (or leaves several solutions) is not final when the grid
     could be fitted otherwise (``grid.refits``: on a page of pasted photos a photo's edge is an outline too):
     a refit that solves, one way only, is taken. On a ``page`` of several puzzles a reading the rules had to
-    correct is doubted too: a refit that solves with fewer corrections is taken."""
+    correct is doubted too: a refit that solves with fewer corrections is taken; and so is a grid fitted curled
+    there (pasted photos are flat prints, and a curled fit is more often one bent to a photo's edge or to print
+    beside it, which reads a column's givens wrong and may still solve): a flat refit that solves as soundly
+    is taken."""
     result = read_at(image, gray, quad, reader, timeout, overrides, kinds, t0)
     sound = result.status == Status.SOLVED and SEVERAL not in result.message
-    if sound and not (page and result.corrected):
+    curled = page and quad.bent
+    if sound and not (page and result.corrected) and not curled:
         return result
     for other in refits(gray, quad):
         again = read_at(image, gray, other, reader, timeout, overrides, kinds, t0)
         if again.status == Status.SOLVED and SEVERAL not in again.message and (
-                not sound or len(again.corrected) < len(result.corrected)):
+                not sound or len(again.corrected) < len(result.corrected)
+                or (curled and not other.bent and len(again.corrected) <= len(result.corrected))):
             return again
     return result
 
@@ -1003,10 +1069,18 @@ def read_at(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitRe
                 result = first
     if result is None:
         result = check_reading(reading, timeout, overrides=overrides)
+        if kinds is not None and not _sound(result) and not _written_on(cell_kinds):
+            # a clean printed page the digit model reads against the rules: the kind model's view of each
+            # inked cell's digit, joined to the digit model's, may make the puzzle sound
+            both = check_reading(both_models(reading, cell_kinds), timeout, overrides=overrides)
+            if _sound(both):
+                result = both
         if kinds is not None and result.status == Status.SOLVED and "several solutions" in result.message:
             result = _settled(result, cell_kinds)
     if kinds is None or reading is printed or result.givens == printed.givens:
         result = faint_givens(result, printed if kinds is not None else reading, overrides=overrides)
+    if kinds is not None:
+        result = kind_givens(result, cell_kinds, skip=set(unreadable) | set(overrides or {}))
     if unreadable:
         result, unreadable = restore_unreadable(result, unreadable, glare_cells(seen.square)[0], cell_kinds, *seen_as)
     several = result.status == Status.SOLVED and result.message == SEVERAL
