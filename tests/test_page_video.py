@@ -3,6 +3,7 @@ real CLI (``ar-sudoku video --headless --jsonl``); the assertions are on its JSO
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from conftest import PHOTOS, need
 
@@ -56,21 +57,29 @@ def seed_two(tmp_path_factory):
 
 
 @pytest.mark.data
-def test_a_puzzle_whose_outline_sits_half_a_cell_off_its_grid_is_detected_precisely_once_read_without_a_solution(
+def test_a_puzzle_whose_outline_sits_half_a_cell_off_its_grid_is_answered_and_drawn_where_its_lines_are(
         seed_two, tmp_path):
     """Seed 2's middle puzzle (image1049): the live detector's outline puts its bottom-right corner half a cell
-    up, its bottom row's givens are read blank and the reading has no single solution. Once a board is read
-    without a solution its detections fit the crossings to the lines (``find_grid(precise=True)``) and it
-    locks; it used to stay unsolved for the whole clip."""
+    up, so a reading through it loses the bottom row's givens (it used to stay unsolved for the whole clip).
+    Every detection fits the corners to the crossings of the lines (``find_grid(precise=True)``): it locks,
+    and once solved its answer is drawn on the grid, not a third of a cell off where the outline's corner
+    sits (as it was while only an unsolved board was detected so)."""
     import clips
     import eval_page_video
 
     video, truth = seed_two
     log_path = tmp_path / "page.jsonl"
     clips.run_video(video, log_path, "test")
-    fig = eval_page_video.compare(truth, clips.read_jsonl(log_path))
+    log = clips.read_jsonl(log_path)
+    fig = eval_page_video.compare(truth, log)
     assert fig.wrong_puzzle == 0 and fig.wrong_answer == 0
     assert fig.in_view[1] > 40 and fig.drawn[1] >= 0.75 * fig.in_view[1]
+    puzzle = truth[0]["puzzles"][1]
+    cell = np.linalg.norm(np.subtract(puzzle["corners"][1], puzzle["corners"][0])) / 9
+    off = [np.abs(np.subtract(p["corners"], t["puzzles"][1]["corners"])).max()
+           for t, row in zip(truth, log) for p in row.get("puzzles") or []
+           if p.get("solution") == puzzle["solution"] and t["puzzles"][1]["visible"]]
+    assert off and np.median(off) < 0.15 * cell, (np.median(off), cell)
 
 
 @pytest.mark.data

@@ -139,7 +139,6 @@ class BoardReading:
     since_read: int = 0  # frames since the last re-read of a settled board
     submitted: str | None = None  # the last vote handed to the solver
     submitted_at: int = -1  # the frame it was handed over on
-    doubted: bool = False  # once read without a solution: the board is detected precisely from then on (settled too)
 
 
 @dataclass(frozen=True)
@@ -468,14 +467,8 @@ class ARSession:
 
     def _find(self) -> Located:
         """Where the board is, and the events that follows from it: slipped, lost, found."""
-        if self.state is State.UNSOLVABLE:
-            self.board.doubted = True
-        settled = self.state in (State.SOLVED, State.SUSPECT)
-        # the frames whose votes make the first reading are detected precisely too: an outline's corner a
-        # quarter cell off the grid's (a fold, a corner's border missing) loses a row's givens on every vote,
-        # and the board then locks only after a reading without a solution has made it doubted
-        loc = self.locator.locate(self.frame_index, settled=settled, doubtful=self.state is State.UNSOLVABLE,
-                                  precise=self.board.doubted or not settled)
+        loc = self.locator.locate(self.frame_index, settled=self.state in (State.SOLVED, State.SUSPECT),
+                                  doubtful=self.state is State.UNSOLVABLE)
         self.streaked = loc.held and loc.streaked
         if loc.held and loc.corners is not None and not self._same_pattern(loc.corners):
             # not the board blurred where it was: the givens' ink is gone, and so is the board
