@@ -62,3 +62,39 @@ def test_a_sharp_grid_is_left_exactly_as_it_is(sharp_photo):
         square = warp_grid(gray, corners, cell)
         assert deblur.measure_streak(square, cell) is None
         assert deblur.unstreak(square, cell) is square
+
+
+@pytest.mark.data
+def test_a_shaken_12mp_page_whose_outline_the_streak_broke_is_found_once_the_streak_is_taken_out():
+    """03_10_iphone_14_1 (train split, pen and pencil, 12 MP) under the benchmark's motion blur: a streak almost
+    down the page smeared the grid's rows into the paper and no pass found its outline ("no Sudoku grid
+    found"). A photo with no grid found is searched again with the picture's own streak deconvolved
+    (``deblur.picture_streak``), and the whole reading then agrees with the solution."""
+    pytest.importorskip("onnxruntime")
+    need(PHOTOS / "printed")
+    import eval_robust as robust
+    from ar_sudoku.io.images import decode_image
+    from ar_sudoku.vision.grid import WORK_SIZE, find_grid, shrink, to_gray
+
+    item = next(it for it in robust.items("train") if it.name == "03_10_iphone_14_1")
+    data = item.path.read_bytes()
+    photo = decode_image(data, full=False)
+    shaken = robust.degrade(data, photo.image, item.name, "motion", np.float32(item.box) / photo.scale)
+    gray = to_gray(decode_image(shaken, full=False).image)
+    sharp = find_grid(to_gray(photo.image))
+    assert sharp is not None
+
+    # the streak, measured on the whole picture at the search's working size, is the one drawn
+    h, w = gray.shape
+    k = WORK_SIZE / max(h, w)
+    streak = deblur.picture_streak(shrink(gray, (round(w * k), round(h * k))))
+    assert streak is not None  # motion_blur: 7 px on 640, in the direction drawn from the photo's own seed
+    angle = (-robust._rng(item.name, "motion").uniform(0, 180)) % 180
+    assert abs((streak.angle - angle + 90) % 180 - 90) <= 5
+    assert streak.length == pytest.approx(7 * WORK_SIZE / 640, rel=0.15)
+
+    found = find_grid(gray)
+    assert found is not None
+    assert np.abs(found.corners - sharp.corners).max() < 0.1 * np.ptp(sharp.corners[:, 0]) / 9  # a tenth of a cell
+    obj = robust.read_json(shaken)
+    assert robust.score(item, obj)["agrees"] and not obj.get("mistakes")

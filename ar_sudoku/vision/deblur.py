@@ -40,6 +40,11 @@ MAX_LAG = 0.5
 # times it, more on the 12 MP pen-and-pencil photos), and a deconvolution too long rings: the length is taken
 # as this share of the dip's lag (chosen on the training photos under the benchmark's motion blur)
 LENGTH_SHARE = 0.96
+# A whole picture's cepstrum (no grid found to measure on) dips less for its texture (the training photos whose
+# grid the benchmark's motion blur hid, at the 640 px working size: 0.011-0.043; but a sharp picture's texture
+# can dip as deep, so it is asked only where no grid is found) and looks as far as this share of its side
+PICTURE_DIP = 0.008
+PICTURE_LAG = 0.04
 FLOOR = 1e-3  # the log spectrum's floor, a share of its peak: the sinc's zeros deep, the noise not endless
 LINE_BAND = 0.12  # a share of a cell either side of a grid line left out of the digits' evenness
 WIENER = 0.03  # the Wiener filter's noise-to-signal power: lower sharpens more and rings more
@@ -141,20 +146,43 @@ def measure_streak(square: np.ndarray, cell: int, margin: int = 0) -> Streak | N
     if _even(square, cell, margin):
         return None
     img, back = _small(square, cell)
+    found = _cepstrum_dip(img, MAX_LAG * MEASURE_CELL, DIP)
+    return None if found is None else found.scaled(back * LENGTH_SHARE)
+
+
+def _cepstrum_dip(img: np.ndarray, longest: float, depth: float) -> Streak | None:
+    """The deepest dip of ``img``'s cepstrum (float32) at a lag of ``MIN_LAG`` to ``longest`` px, as a streak of
+    that lag and direction; None when it is shallower than ``depth`` or at the shortest lag (a stroke's width)."""
     img = img[: img.shape[0] // 2 * 2, : img.shape[1] // 2 * 2]  # even sides: the cepstrum's centre is a pixel
     h, w = img.shape
     win = np.outer(np.hanning(h), np.hanning(w)).astype(np.float32)
     spectrum = np.abs(np.fft.rfft2((img - img.mean()) * win))
-    cep = np.fft.fftshift(np.fft.irfft2(np.log(spectrum + FLOOR * spectrum.max()), (h, w))).astype(np.float32)
+    peak = float(spectrum.max())
+    if peak <= 0:  # a flat picture: nothing in it to be streaked
+        return None
+    cep = np.fft.fftshift(np.fft.irfft2(np.log(spectrum + FLOOR * peak), (h, w))).astype(np.float32)
     theta = np.radians(np.arange(0.0, 180.0, 1.0))[:, None]
-    lags = np.arange(MIN_LAG, MAX_LAG * MEASURE_CELL + 0.01, 0.25)[None, :]
+    lags = np.arange(MIN_LAG, longest + 0.01, 0.25)[None, :]
     ray = cv2.remap(cep, (w // 2 + lags * np.cos(theta)).astype(np.float32),
                     (h // 2 + lags * np.sin(theta)).astype(np.float32), cv2.INTER_LINEAR)
     a, r = np.unravel_index(int(np.argmin(ray)), ray.shape)
     dip = float(ray[a, r])
-    if dip > -DIP or r == 0:  # at the shortest lag tried: the strokes' own width, not a streak
+    if dip > -depth or r == 0:  # at the shortest lag tried: the strokes' own width, not a streak
         return None
-    return Streak(float(lags[0, r]) * back * LENGTH_SHARE, float(np.degrees(theta[a, 0])), dip)
+    return Streak(float(lags[0, r]), float(np.degrees(theta[a, 0])), dip)
+
+
+def picture_streak(small: np.ndarray) -> Streak | None:
+    """The streak of a whole picture (grey, at the grid search's working size), in its pixels; None when it
+    shows none.
+
+    Where no grid is found there are no cells to measure a streak in, but a streak blurs the whole
+    picture alike, paper, print and table: its cepstrum dips at the streak as a grid's does, less deeply
+    (``PICTURE_DIP``) for the picture's own texture. Up to ``PICTURE_LAG`` of the picture's longer side long.
+    """
+    longest = PICTURE_LAG * max(small.shape[:2])
+    found = _cepstrum_dip(small.astype(np.float32), longest, PICTURE_DIP)
+    return None if found is None else found.scaled(LENGTH_SHARE)
 
 
 def deconvolve(square: np.ndarray, streak: Streak, nsr: float = WIENER) -> np.ndarray:

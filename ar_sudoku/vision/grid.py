@@ -19,6 +19,7 @@ import cv2
 import imutils
 import numpy as np
 
+from ar_sudoku.vision.deblur import deconvolve, picture_streak
 from ar_sudoku.vision.lattice import (
     GRID_UV,
     align,
@@ -669,22 +670,44 @@ def find_grid(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.02
     grid rebuilt from its boxes or cells (an outline merged with other print).
     ``passes=CLEAR`` stops after the first two, ``FLAT`` before the curled and cut
     ones: quicker looks (the live page's probe for a new puzzle beside those it tracks).
+    A photo (``allow_cut``) in which no pass finds a grid is searched once more with a shaken
+    camera's streak taken out, when it shows one.
     """
-    return _search(to_gray(image), min_score, min_area, allow_cut, precise, passes)[0]
+    return _search(to_gray(image), min_score, min_area, allow_cut, precise, passes, streaked=allow_cut)[0]
+
+
+Searched = tuple[GridQuad | None, tuple[np.ndarray, list[np.ndarray]] | None, float]
 
 
 def _search(gray: np.ndarray, min_score: float = 0.25, min_area: float = 0.02, allow_cut: bool = True,
-            precise: bool = True,
-            passes: int = ALL) -> tuple[GridQuad | None, tuple[np.ndarray, list[np.ndarray]] | None, float]:
+            precise: bool = True, passes: int = ALL, streaked: bool = False) -> Searched:
     """:func:`find_grid` on a grey picture, with the working-size picture it searched, that picture's largest
     outlines and its scale (where :func:`find_grids` looks for the other puzzles). ``passes``: ``CLEAR``, the
     first two only (a grid checked for one inside it); ``FLAT``, not the curled or cut ones (an outline that
-    hardly looks like a grid, beside the puzzle found: most are none, and those passes cost the most)."""
+    hardly looks like a grid, beside the puzzle found: most are none, and those passes cost the most).
+
+    ``streaked``: a picture where no pass finds a grid is looked at once more with a shaken camera's streak
+    taken out (:func:`ar_sudoku.vision.deblur.picture_streak`): a streak across the grid's lines smears them
+    into the paper, and its outline breaks. Only a picture with no grid found pays for the measure.
+    """
     h, w = gray.shape[:2]
     if min(h, w) < MIN_GRID_SIDE:  # a sliver (20000x2) or a dot: no grid, and nothing to shrink it to
         return None, None, 1.0
     scale = min(1.0, WORK_SIZE / max(h, w))
     small = shrink(gray, (round(w * scale), round(h * scale))) if scale < 1 else gray
+    searched = _look(gray, small, scale, min_score, min_area, allow_cut, precise, passes)
+    if searched[0] is not None or not streaked or passes != ALL:
+        return searched
+    streak = picture_streak(small)
+    if streak is None:
+        return searched
+    again = _look(gray, deconvolve(small, streak), scale, min_score, min_area, allow_cut, precise, passes)
+    return again if again[0] is not None else searched
+
+
+def _look(gray: np.ndarray, small: np.ndarray, scale: float, min_score: float, min_area: float, allow_cut: bool,
+          precise: bool, passes: int) -> Searched:
+    """:func:`_search`'s passes over ``small`` (``gray`` at ``scale``, the working size)."""
     area_min = min_area * small.shape[0] * small.shape[1]
     binary = binarize(small)
     largest = _largest(binary, OTHER_OUTLINES)  # the first eight are the search's; the rest, other puzzles'
@@ -874,7 +897,7 @@ def find_grids(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.0
     taken for its border: the clearer grid inside that edge is taken (:func:`_clearer_inside`).
     """
     gray = to_gray(image)
-    first, pictures, scale = _search(gray, min_score, min_area)
+    first, pictures, scale = _search(gray, min_score, min_area, streaked=True)
     if first is None or pictures is None:
         return []
     small, largest = pictures
