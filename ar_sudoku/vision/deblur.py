@@ -31,10 +31,18 @@ MEASURE_CELL = 32  # px a cell the streak is measured at
 # 0.42 and more in the digits of the 640 px ones, 0.62 in the 1280 px ones; under a 15 px streak 0.26-0.55)
 UNEVEN = 0.4
 UNEVEN_GRID = 0.5
-# Otherwise it is streaked when its cepstrum dips this deep (sharp grids: 0.02-0.04, at a stroke's width)
-# at a lag of MIN_LAG to MAX_LAG cells (px at MEASURE_CELL)
-DIP = 0.025
+# A short streak across the diagonal leaves that energy even (across x as across y, and a 640 px photo's
+# digits are too small to tell): the steepest edges (a high percentile of the gradient) in the least steep of
+# four directions are then under this share of the steepest direction's (training photos as taken: 0.72-0.92;
+# under the benchmark's motion blur a median of 0.5-0.65)
+STEEP_EVEN = 0.72
+# Otherwise it is streaked when its cepstrum's deepest dip at a lag of MIN_LAG to MAX_LAG cells (px at
+# MEASURE_CELL) is this deep and at least SHORTEST px long. A sharp grid's dips are at a stroke's width
+# (training photos as taken: down to 0.035 at 4.0 px and shorter; streaked by the benchmark, 0.016 and deeper
+# at 4.25 px and longer)
+DIP = 0.016
 MIN_LAG = 2.5
+SHORTEST = 4.25
 MAX_LAG = 0.5
 # The dip lies a little beyond the streak's own length (training photos streaked by known PSFs: 1.03-1.09
 # times it, more on the 12 MP pen-and-pencil photos), and a deconvolution too long rings: the length is taken
@@ -47,7 +55,9 @@ PICTURE_DIP = 0.008
 PICTURE_LAG = 0.04
 FLOOR = 1e-3  # the log spectrum's floor, a share of its peak: the sinc's zeros deep, the noise not endless
 LINE_BAND = 0.12  # a share of a cell either side of a grid line left out of the digits' evenness
-WIENER = 0.03  # the Wiener filter's noise-to-signal power: lower sharpens more and rings more
+# The Wiener filter's noise-to-signal power: lower sharpens more and rings more (training photos under the
+# benchmark's motion blur, 0.01-0.03 tried: fewest cells of the wrong kind at this)
+WIENER = 0.02
 
 
 @dataclass(frozen=True)
@@ -109,7 +119,23 @@ def _even(square: np.ndarray, cell: int, margin: int) -> bool:
     if _tensor(gx, gy)[0] < UNEVEN_GRID:  # a streak along the lines across or down stands out most here
         return False
     keep = _digit_band(view.shape, cell / step, margin / step)
-    return _tensor(gx * keep, gy * keep)[0] >= UNEVEN  # the digits: a streak in any direction
+    if _tensor(gx * keep, gy * keep)[0] < UNEVEN:  # the digits: a streak in any direction
+        return False
+    m, n = round(margin / step), round(9 * cell / step)
+    # every other pixel of every other row: as many steep edges to rank, at a quarter of the sorting
+    return _steepness(gx[m: m + n: 2, m: m + n: 2], gy[m: m + n: 2, m: m + n: 2]) >= STEEP_EVEN
+
+
+def _steepness(gx: np.ndarray, gy: np.ndarray) -> float:
+    """The steepest edges (99.5th percentile of the gradient) in the least steep of four directions (across x,
+    y and both diagonals) over the steepest's: near 1 for a sharp picture or one merely out of focus."""
+    c = np.float32(np.sqrt(0.5))
+    steep = []
+    for g in (gx, gy, c * (gx + gy), c * (gx - gy)):
+        a = np.abs(g).ravel()
+        k = int(0.995 * (a.size - 1))
+        steep.append(float(np.partition(a, k)[k]))
+    return min(steep) / max(max(steep), 1e-6)
 
 
 def _tensor(gx: np.ndarray, gy: np.ndarray) -> tuple[float, float]:
@@ -137,17 +163,20 @@ def measure_streak(square: np.ndarray, cell: int, margin: int = 0) -> Streak | N
     grey), in its pixels; None when it shows none.
 
     A grid whose gradients are even in every direction, across its lines and in its digits alike
-    (``UNEVEN_GRID``, ``UNEVEN``), is not streaked: most pictures stop there. Otherwise the streak is
+    (``UNEVEN_GRID``, ``UNEVEN``), with edges as steep along the diagonals as across (``STEEP_EVEN``), is not
+    streaked: most pictures stop there. Otherwise the streak is
     read from the cepstrum (the inverse transform of the log spectrum): a line PSF's spectrum is a sinc
     whose zeros repeat at the inverse of its length, and their log is a deep negative peak at exactly
     the streak's length and direction. Its lag is the length; one no longer than a stroke is wide
-    (``MIN_LAG``), or too shallow (``DIP``), is no streak worth undoing.
+    (``SHORTEST``), or too shallow (``DIP``), is no streak worth undoing.
     """
     if _even(square, cell, margin):
         return None
     img, back = _small(square, cell)
     found = _cepstrum_dip(img, MAX_LAG * MEASURE_CELL, DIP)
-    return None if found is None else found.scaled(back * LENGTH_SHARE)
+    if found is None or found.length < SHORTEST:
+        return None
+    return found.scaled(back * LENGTH_SHARE)
 
 
 def _cepstrum_dip(img: np.ndarray, longest: float, depth: float) -> Streak | None:
