@@ -701,8 +701,19 @@ def _search(gray: np.ndarray, min_score: float = 0.25, min_area: float = 0.02, a
     streak = picture_streak(small)
     if streak is None:
         return searched
-    again = _look(gray, deconvolve(small, streak), scale, min_score, min_area, allow_cut, precise, passes)
-    return again if again[0] is not None else searched
+    clear = deconvolve(small, streak)
+    again = _look(gray, clear, scale, min_score, min_area, allow_cut, False, passes)
+    if again[0] is None or not precise:
+        return again if again[0] is not None else searched
+    # the crossings are fitted at full resolution, where the streak smears the lines too (and pulls the fit
+    # along it): the grid's part of the picture is deconvolved first
+    pts = again[0].corners if again[0].lattice is None else again[0].lattice.reshape(-1, 2)
+    reach = 0.1 * float(np.ptp(pts, axis=0).max())
+    x0, y0 = np.maximum(np.floor(pts.min(axis=0) - reach).astype(int), 0)
+    x1, y1 = np.ceil(pts.max(axis=0) + reach).astype(int)
+    sharp = gray.copy()
+    sharp[y0:y1, x0:x1] = deconvolve(gray[y0:y1, x0:x1], streak.scaled(1 / scale))
+    return _look(sharp, clear, scale, min_score, min_area, allow_cut, precise, passes)
 
 
 def _look(gray: np.ndarray, small: np.ndarray, scale: float, min_score: float, min_area: float, allow_cut: bool,
