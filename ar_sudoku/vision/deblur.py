@@ -185,6 +185,8 @@ def measure_streak(square: np.ndarray, cell: int, margin: int = 0) -> Streak | N
 def _cepstrum_dip(img: np.ndarray, longest: float, depth: float) -> Streak | None:
     """The deepest dip of ``img``'s cepstrum (float32) at a lag of ``MIN_LAG`` to ``longest`` px, as a streak of
     that lag and direction; None when it is shallower than ``depth`` or at the shortest lag (a stroke's width)."""
+    if min(img.shape[:2]) < 2 * longest + 2:  # a sliver of a picture: no room for a streak that long
+        return None
     img = img[: img.shape[0] // 2 * 2, : img.shape[1] // 2 * 2]  # even sides: the cepstrum's centre is a pixel
     h, w = img.shape
     win = np.outer(np.hanning(h), np.hanning(w)).astype(np.float32)
