@@ -31,18 +31,33 @@ MEASURE_CELL = 32  # px a cell the streak is measured at
 # 0.42 and more in the digits of the 640 px ones, 0.62 in the 1280 px ones; under a 15 px streak 0.26-0.55)
 UNEVEN = 0.4
 UNEVEN_GRID = 0.5
-# Otherwise it is streaked when its cepstrum dips this deep (sharp grids: 0.02-0.04, at a stroke's width)
-# at a lag of MIN_LAG to MAX_LAG cells (px at MEASURE_CELL)
-DIP = 0.025
+# A short streak across the diagonal leaves that energy even (across x as across y, and a 640 px photo's
+# digits are too small to tell): the steepest edges in the least steep of four directions are then under this
+# share of the steepest direction's (training photos as taken: 0.71-0.92; under the benchmark's motion blur a
+# median of 0.50-0.68)
+STEEP_EVEN = 0.70
+# Otherwise it is streaked when its cepstrum's deepest dip at a lag of MIN_LAG to MAX_LAG cells (px at
+# MEASURE_CELL) is this deep and at least SHORTEST px long. A sharp grid's dips are at a stroke's width
+# (training photos as taken: down to 0.035 at 4.0 px and shorter; streaked by the benchmark, 0.016 and deeper
+# at 4.25 px and longer)
+DIP = 0.016
 MIN_LAG = 2.5
+SHORTEST = 4.25
 MAX_LAG = 0.5
 # The dip lies a little beyond the streak's own length (training photos streaked by known PSFs: 1.03-1.09
 # times it, more on the 12 MP pen-and-pencil photos), and a deconvolution too long rings: the length is taken
 # as this share of the dip's lag (chosen on the training photos under the benchmark's motion blur)
 LENGTH_SHARE = 0.96
+# A whole picture's cepstrum (no grid found to measure on) dips less for its texture (the training photos whose
+# grid the benchmark's motion blur hid, at the 640 px working size: 0.011-0.043; but a sharp picture's texture
+# can dip as deep, so it is asked only where no grid is found) and looks as far as this share of its side
+PICTURE_DIP = 0.008
+PICTURE_LAG = 0.04
 FLOOR = 1e-3  # the log spectrum's floor, a share of its peak: the sinc's zeros deep, the noise not endless
 LINE_BAND = 0.12  # a share of a cell either side of a grid line left out of the digits' evenness
-WIENER = 0.03  # the Wiener filter's noise-to-signal power: lower sharpens more and rings more
+# The Wiener filter's noise-to-signal power: lower sharpens more and rings more (training photos under the
+# benchmark's motion blur, 0.01-0.03 tried: fewest cells of the wrong kind at this)
+WIENER = 0.02
 
 
 @dataclass(frozen=True)
@@ -104,7 +119,26 @@ def _even(square: np.ndarray, cell: int, margin: int) -> bool:
     if _tensor(gx, gy)[0] < UNEVEN_GRID:  # a streak along the lines across or down stands out most here
         return False
     keep = _digit_band(view.shape, cell / step, margin / step)
-    return _tensor(gx * keep, gy * keep)[0] >= UNEVEN  # the digits: a streak in any direction
+    if _tensor(gx * keep, gy * keep)[0] < UNEVEN:  # the digits: a streak in any direction
+        return False
+    m, n = round(margin / step), round(9 * cell / step)
+    # every other pixel of every other row: as many steep edges to rank, at a quarter of the sorting
+    return _steepness(gx[m: m + n: 2, m: m + n: 2], gy[m: m + n: 2, m: m + n: 2]) >= STEEP_EVEN
+
+
+def _steepness(gx: np.ndarray, gy: np.ndarray) -> float:
+    """How steep the steepest edges are in the least steep of four directions (across x, y and both diagonals)
+    over the steepest: near 1 for a sharp picture or one merely out of focus. Each direction's is its
+    gradient's 8th-power mean (8th root): the steepest edges outweigh the rest, as a high percentile would,
+    without sorting."""
+    k = np.float32(1.0 / (float(np.abs(gx).max()) + float(np.abs(gy).max()) + 1e-6))  # no float32 overflow
+    gx, gy = gx * k, gy * k
+    c = np.float32(np.sqrt(0.5))
+    steep = []
+    for g in (gx, gy, c * (gx + gy), c * (gx - gy)):
+        g4 = (g * g) ** 2
+        steep.append(float(np.dot(g4.ravel(), g4.ravel())))
+    return (min(steep) / max(max(steep), 1e-30)) ** 0.125
 
 
 def _tensor(gx: np.ndarray, gy: np.ndarray) -> tuple[float, float]:
@@ -132,46 +166,77 @@ def measure_streak(square: np.ndarray, cell: int, margin: int = 0) -> Streak | N
     grey), in its pixels; None when it shows none.
 
     A grid whose gradients are even in every direction, across its lines and in its digits alike
-    (``UNEVEN_GRID``, ``UNEVEN``), is not streaked: most pictures stop there. Otherwise the streak is
+    (``UNEVEN_GRID``, ``UNEVEN``), with edges as steep along the diagonals as across (``STEEP_EVEN``), is not
+    streaked: most pictures stop there. Otherwise the streak is
     read from the cepstrum (the inverse transform of the log spectrum): a line PSF's spectrum is a sinc
     whose zeros repeat at the inverse of its length, and their log is a deep negative peak at exactly
     the streak's length and direction. Its lag is the length; one no longer than a stroke is wide
-    (``MIN_LAG``), or too shallow (``DIP``), is no streak worth undoing.
+    (``SHORTEST``), or too shallow (``DIP``), is no streak worth undoing.
     """
     if _even(square, cell, margin):
         return None
     img, back = _small(square, cell)
+    found = _cepstrum_dip(img, MAX_LAG * MEASURE_CELL, DIP)
+    if found is None or found.length < SHORTEST:
+        return None
+    return found.scaled(back * LENGTH_SHARE)
+
+
+def _cepstrum_dip(img: np.ndarray, longest: float, depth: float) -> Streak | None:
+    """The deepest dip of ``img``'s cepstrum (float32) at a lag of ``MIN_LAG`` to ``longest`` px, as a streak of
+    that lag and direction; None when it is shallower than ``depth`` or at the shortest lag (a stroke's width)."""
+    if min(img.shape[:2]) < 2 * longest + 2:  # a sliver of a picture: no room for a streak that long
+        return None
     img = img[: img.shape[0] // 2 * 2, : img.shape[1] // 2 * 2]  # even sides: the cepstrum's centre is a pixel
     h, w = img.shape
     win = np.outer(np.hanning(h), np.hanning(w)).astype(np.float32)
     spectrum = np.abs(np.fft.rfft2((img - img.mean()) * win))
-    cep = np.fft.fftshift(np.fft.irfft2(np.log(spectrum + FLOOR * spectrum.max()), (h, w))).astype(np.float32)
+    peak = float(spectrum.max())
+    if peak <= 0:  # a flat picture: nothing in it to be streaked
+        return None
+    cep = np.fft.fftshift(np.fft.irfft2(np.log(spectrum + FLOOR * peak), (h, w))).astype(np.float32)
     theta = np.radians(np.arange(0.0, 180.0, 1.0))[:, None]
-    lags = np.arange(MIN_LAG, MAX_LAG * MEASURE_CELL + 0.01, 0.25)[None, :]
+    lags = np.arange(MIN_LAG, longest + 0.01, 0.25)[None, :]
     ray = cv2.remap(cep, (w // 2 + lags * np.cos(theta)).astype(np.float32),
                     (h // 2 + lags * np.sin(theta)).astype(np.float32), cv2.INTER_LINEAR)
     a, r = np.unravel_index(int(np.argmin(ray)), ray.shape)
     dip = float(ray[a, r])
-    if dip > -DIP or r == 0:  # at the shortest lag tried: the strokes' own width, not a streak
+    if dip > -depth or r == 0:  # at the shortest lag tried: the strokes' own width, not a streak
         return None
-    return Streak(float(lags[0, r]) * back * LENGTH_SHARE, float(np.degrees(theta[a, 0])), dip)
+    return Streak(float(lags[0, r]), float(np.degrees(theta[a, 0])), dip)
+
+
+def picture_streak(small: np.ndarray) -> Streak | None:
+    """The streak of a whole picture (grey, at the grid search's working size), in its pixels; None when it
+    shows none.
+
+    Where no grid is found there are no cells to measure a streak in, but a streak blurs the whole
+    picture alike, paper, print and table: its cepstrum dips at the streak as a grid's does, less deeply
+    (``PICTURE_DIP``) for the picture's own texture. Up to ``PICTURE_LAG`` of the picture's longer side long.
+    """
+    longest = PICTURE_LAG * max(small.shape[:2])
+    found = _cepstrum_dip(small.astype(np.float32), longest, PICTURE_DIP)
+    return None if found is None else found.scaled(LENGTH_SHARE)
 
 
 def deconvolve(square: np.ndarray, streak: Streak, nsr: float = WIENER) -> np.ndarray:
     """``square`` with ``streak`` taken back out (Wiener filter with its line PSF), same shape and dtype.
 
-    The picture is mirrored at its edges first, so the filter's wrap-around does not ring at the border.
+    The picture is mirrored at its edges first, so the filter's wrap-around does not ring at the border, and
+    on to sides the FFT factors well (a prime side is many times slower).
     """
     pad = int(np.ceil(streak.length)) + 4
-    img = cv2.copyMakeBorder(square.astype(np.float32), pad, pad, pad, pad, cv2.BORDER_REFLECT)
+    h, w = square.shape[:2]
+    down, right = (cv2.getOptimalDFTSize(n + 2 * pad) - n - pad for n in (h, w))
+    img = cv2.copyMakeBorder(square.astype(np.float32), pad, down, pad, right, cv2.BORDER_REFLECT)
     k = line_psf(streak.length, streak.angle)
     psf = np.zeros(img.shape, np.float32)
     s = k.shape[0]
     psf[:s, :s] = k
     psf = np.roll(psf, (-(s // 2), -(s // 2)), axis=(0, 1))
-    h = np.fft.rfft2(psf)
-    out = np.fft.irfft2(np.fft.rfft2(img) * np.conj(h) / (np.abs(h) ** 2 + nsr), img.shape)
-    out = out[pad: pad + square.shape[0], pad: pad + square.shape[1]]
+    otf = np.fft.rfft2(psf)
+    out = np.fft.irfft2(np.fft.rfft2(img) * np.conj(otf) / (np.abs(otf) ** 2 + nsr), img.shape)
+    out = out[pad: pad + h, pad: pad + w]
     if square.dtype == np.uint8:
         return np.clip(out + 0.5, 0, 255).astype(np.uint8)
     return out.astype(square.dtype)

@@ -19,6 +19,7 @@ import cv2
 import imutils
 import numpy as np
 
+from ar_sudoku.vision.deblur import deconvolve, picture_streak
 from ar_sudoku.vision.lattice import (
     GRID_UV,
     align,
@@ -669,22 +670,55 @@ def find_grid(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.02
     grid rebuilt from its boxes or cells (an outline merged with other print).
     ``passes=CLEAR`` stops after the first two, ``FLAT`` before the curled and cut
     ones: quicker looks (the live page's probe for a new puzzle beside those it tracks).
+    A photo (``allow_cut``) in which no pass finds a grid is searched once more with a shaken
+    camera's streak taken out, when it shows one.
     """
-    return _search(to_gray(image), min_score, min_area, allow_cut, precise, passes)[0]
+    return _search(to_gray(image), min_score, min_area, allow_cut, precise, passes, streaked=allow_cut)[0]
+
+
+Searched = tuple[GridQuad | None, tuple[np.ndarray, list[np.ndarray]] | None, float]
 
 
 def _search(gray: np.ndarray, min_score: float = 0.25, min_area: float = 0.02, allow_cut: bool = True,
-            precise: bool = True,
-            passes: int = ALL) -> tuple[GridQuad | None, tuple[np.ndarray, list[np.ndarray]] | None, float]:
+            precise: bool = True, passes: int = ALL, streaked: bool = False) -> Searched:
     """:func:`find_grid` on a grey picture, with the working-size picture it searched, that picture's largest
     outlines and its scale (where :func:`find_grids` looks for the other puzzles). ``passes``: ``CLEAR``, the
     first two only (a grid checked for one inside it); ``FLAT``, not the curled or cut ones (an outline that
-    hardly looks like a grid, beside the puzzle found: most are none, and those passes cost the most)."""
+    hardly looks like a grid, beside the puzzle found: most are none, and those passes cost the most).
+
+    ``streaked``: a picture where no pass finds a grid is looked at once more with a shaken camera's streak
+    taken out (:func:`ar_sudoku.vision.deblur.picture_streak`): a streak across the grid's lines smears them
+    into the paper, and its outline breaks. Only a picture with no grid found pays for the measure.
+    """
     h, w = gray.shape[:2]
     if min(h, w) < MIN_GRID_SIDE:  # a sliver (20000x2) or a dot: no grid, and nothing to shrink it to
         return None, None, 1.0
     scale = min(1.0, WORK_SIZE / max(h, w))
     small = shrink(gray, (round(w * scale), round(h * scale))) if scale < 1 else gray
+    searched = _look(gray, small, scale, min_score, min_area, allow_cut, precise, passes)
+    if searched[0] is not None or not streaked or passes != ALL:
+        return searched
+    streak = picture_streak(small)
+    if streak is None:
+        return searched
+    clear = deconvolve(small, streak)
+    again = _look(gray, clear, scale, min_score, min_area, allow_cut, False, passes)
+    if again[0] is None or not precise:
+        return again if again[0] is not None else searched
+    # the crossings are fitted at full resolution, where the streak smears the lines too (and pulls the fit
+    # along it): the grid's part of the picture is deconvolved first
+    pts = again[0].corners if again[0].lattice is None else again[0].lattice.reshape(-1, 2)
+    reach = 0.1 * float(np.ptp(pts, axis=0).max())
+    x0, y0 = np.maximum(np.floor(pts.min(axis=0) - reach).astype(int), 0)
+    x1, y1 = np.ceil(pts.max(axis=0) + reach).astype(int)
+    sharp = gray.copy()
+    sharp[y0:y1, x0:x1] = deconvolve(gray[y0:y1, x0:x1], streak.scaled(1 / scale))
+    return _look(sharp, clear, scale, min_score, min_area, allow_cut, precise, passes)
+
+
+def _look(gray: np.ndarray, small: np.ndarray, scale: float, min_score: float, min_area: float, allow_cut: bool,
+          precise: bool, passes: int) -> Searched:
+    """:func:`_search`'s passes over ``small`` (``gray`` at ``scale``, the working size)."""
     area_min = min_area * small.shape[0] * small.shape[1]
     binary = binarize(small)
     largest = _largest(binary, OTHER_OUTLINES)  # the first eight are the search's; the rest, other puzzles'
@@ -895,7 +929,7 @@ def find_page_grids(image: np.ndarray, min_score: float = 0.25, min_area: float 
     taken for its border: the clearer grid inside that edge is taken (:func:`_clearer_inside`).
     """
     gray = to_gray(image)
-    first, pictures, scale = _search(gray, min_score, min_area)
+    first, pictures, scale = _search(gray, min_score, min_area, streaked=True)
     if first is None or pictures is None:
         return PageGrids([], [])
     small, largest = pictures

@@ -287,13 +287,13 @@ def unblur(norm: np.ndarray, cell: int = CELL, margin: int = MARGIN) -> np.ndarr
 
 
 def warp_views_grid(gray: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None = None, *,
-                    cell: int = CELL, margin: int = MARGIN) -> np.ndarray:
+                    cell: int = CELL, margin: int = MARGIN, deblur: bool = True) -> np.ndarray:
     """The grid seen square-on at ``cell`` px a cell, with ``margin`` px of page around it.
 
     A 12 MP photo is first halved with pyrDown until the grid is at most twice the
     target size, so the warp's bilinear sampling does not skip thin pencil strokes.
     A curled page (``lattice``, its 10x10 crossings) is rectified through its crossings. A streaked
-    grid (a shaken camera) is deblurred (:func:`ar_sudoku.vision.deblur.unstreak`).
+    grid (a shaken camera) is deblurred (:func:`ar_sudoku.vision.deblur.unstreak`), unless not ``deblur``.
     """
     img, pts, lat = _grid_crop(gray, corners, lattice)
     span = float(np.ptp(pts if lat is None else lat.reshape(-1, 2), axis=0).max())
@@ -302,7 +302,8 @@ def warp_views_grid(gray: np.ndarray, corners: np.ndarray, lattice: np.ndarray |
         img = cv2.pyrDown(img)
         span /= 2
         k *= 2
-    return unstreak(_square(img, pts / k, None if lat is None else lat / k, cell, margin), cell, margin)
+    square = _square(img, pts / k, None if lat is None else lat / k, cell, margin)
+    return unstreak(square, cell, margin) if deblur else square
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from ar_sudoku.sudoku.solver import all_solutions, parse_line
 from ar_sudoku.sudoku.vocabulary import Status, is_empty
 from ar_sudoku.sudoku.written import NAMES, Corrections, Written, from_kinds, settle
 from ar_sudoku.vision.cells import CELL, cut_cells, glare_gain, turn_cuts, warp_grid
-from ar_sudoku.vision.deblur import unstreak
+from ar_sudoku.vision.deblur import measure_streak, unstreak
 from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.entries import candidate_pieces, cell_region, entry_crops, ink_height
 from ar_sudoku.vision.grid import (
@@ -611,7 +611,9 @@ class EntryOpinion:
         as taken, sharpness is 0.41-0.99 and noise 0.01-0.05; blurred by 1.6 px (on 640) 0.16-0.43,
         shaken by 7 px 0.17-0.47; in a dim room's sensor noise or a screen's moiré, noise is 0.07-0.14.
         A streak across the diagonal leaves x and y alike and steep enough: the four directions' evenness
-        (``SHAKEN``) tells it (issue 21: a shaken 4 read as 7 and called wrong).
+        (``SHAKEN``) tells it (issue 21: a shaken 4 read as 7 and called wrong). A grid whose streak was
+        measured and taken out (``deblur.measure_streak``) looks sharp, but its strokes are restored, not
+        seen: the same 4 can still read as 7, so it is poor too.
         """
         if self._poor is None:
             inner = self.warped[VIEW_MARGIN: VIEW_MARGIN + 9 * VIEW_CELL,
@@ -628,8 +630,13 @@ class EntryOpinion:
             lap = np.abs(cv2.Laplacian(inner, cv2.CV_32F))
             paper = inner > lo + 0.8 * (hi - lo)
             noise = percentile(lap[paper], 50) / contrast if paper.any() else 1.0
-            self._poor = sharp < SHARP or even < SHAKEN or noise > NOISY
+            self._poor = sharp < SHARP or even < SHAKEN or noise > NOISY or self._streaked()
         return self._poor
+
+    def _streaked(self) -> bool:
+        """Whether the picture, before any deblurring, shows a shaken camera's streak."""
+        raw = warp_views_grid(to_gray(self.image), self.corners, self.lattice, deblur=False)
+        return measure_streak(raw, VIEW_CELL, VIEW_MARGIN) is not None
 
     @property
     def quiet(self) -> np.ndarray:
