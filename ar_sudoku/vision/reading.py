@@ -412,9 +412,15 @@ def settle_unsure(result: BoardResult, printed: Reading, kinds: CellKinds, skip:
         return result, ()
     rest = "".join("." if i in cells else c for i, c in enumerate(result.givens))
     found = all_solutions(parse_line(rest), PICK_AMONG, timeout)
+    shape = kinds.probs[:, 1:10] + kinds.probs[:, 10:19]
+    if found is None and result.message == SEVERAL:
+        # too many to weigh, and the reading's own solution only one of several: a given the readers see as
+        # two different digits is not passed off as read (the answer drawn would be a guess built on it)
+        torn = tuple(i for i in cells if shape[i].sum() >= OTHER_PRINT and int(shape[i].argmax()) + 1 != int(
+            result.givens[i]))
+        return (_torn(result, torn), torn) if torn else (result, ())
     if not found or len(found) == 1:  # too many to weigh, or the sure givens settle it (the reading's own solution)
         return result, ()
-    shape = kinds.probs[:, 1:10] + kinds.probs[:, 10:19]
     shape = shape / np.maximum(shape.sum(axis=1, keepdims=True), 1e-9)
     digit = printed.probs[:, 1:10] / np.maximum(printed.probs[:, 1:10].sum(axis=1, keepdims=True), 1e-9)
     ink = np.log(digit + INK_FLOOR) + np.log(shape + INK_FLOOR)  # (81, 9)
@@ -428,10 +434,7 @@ def settle_unsure(result: BoardResult, printed: Reading, kinds: CellKinds, skip:
     contenders = [a for a, w in asks.items() if w >= asks[best] - np.log(INK_ODDS)]
     if len(contenders) > 1:
         torn = tuple(i for k, i in enumerate(cells) if len({a[k] for a in contenders}) > 1)
-        givens = "".join("." if i in torn else c for i, c in enumerate(result.givens))
-        return replace(result, status=Status.UNSOLVABLE, givens=givens, solution=None,
-                       message=f"{', '.join(NAMES[i] for i in torn)} unreadable (unsure of the digit); the cells "
-                               "that can be read leave several solutions"), torn
+        return _torn(result, torn), torn
     if all(result.givens[i] == d for i, d in zip(cells, best)):
         return result, ()
     givens = "".join(best[cells.index(i)] if i in cells else c for i, c in enumerate(result.givens))
@@ -439,6 +442,15 @@ def settle_unsure(result: BoardResult, printed: Reading, kinds: CellKinds, skip:
     note = tuple(f"{NAMES[i]}: {result.givens[i]}->{d}" for i, d in zip(cells, best) if result.givens[i] != d)
     return replace(result, givens=givens, solution=solution, corrected=result.corrected + note,
                    message="; ".join(filter(None, [result.message, "corrected by the ink: " + ", ".join(note)]))), ()
+
+
+def _torn(result: BoardResult, torn: tuple[int, ...]) -> BoardResult:
+    """``result`` with the givens ``torn`` between digits named unreadable, and no solution drawn."""
+    assert result.givens is not None
+    givens = "".join("." if i in torn else c for i, c in enumerate(result.givens))
+    return replace(result, status=Status.UNSOLVABLE, givens=givens, solution=None,
+                   message=f"{', '.join(NAMES[i] for i in torn)} unreadable (unsure of the digit); the cells "
+                           "that can be read leave several solutions")
 
 
 def unseen(reading: Reading, cells: tuple[int, ...]) -> Reading:
