@@ -441,6 +441,90 @@ def restore_unreadable(result: BoardResult, unreadable: tuple[int, ...], core: t
     return replace(result, givens="".join(givens), confidence=conf), left
 
 
+# A given the digit model reads below these odds, or that the cell-kind model (at least ``OTHER_PRINT`` sure it is
+# a digit) reads as another digit, is not trusted on a page of print alone. On the 125 training printed photos under
+# nine conditions (taken, dim, screen, half, 320 px, shadow, blur, motion, JPEG 40), every given the digit model
+# misread (47) was one of these, and few of those it read right (471 of 32,362).
+UNSURE_PRINT = 0.8
+OTHER_PRINT = 0.5
+INK_ODDS = 10.0  # the unsure givens' likeliest digits (as the solutions allow) must be this much likelier than others
+INK_FLOOR = 0.01  # a reader's least say in a digit: one reader's zero does not veto what the other sees
+
+
+def unsure_givens(givens: str, printed: Reading, kinds: CellKinds, skip: tuple[int, ...] = ()) -> list[int]:
+    """The givens (as the rules kept them) the two readers are not sure of: the digit model's odds below
+    ``UNSURE_PRINT``, or the cell-kind model seeing another digit there."""
+    digits = np.array([0 if is_empty(c) else int(c) for c in givens])
+    shape = kinds.probs[:, 1:10] + kinds.probs[:, 10:19]  # the digit's shape, printed or written
+    other = (shape.sum(axis=1) >= OTHER_PRINT) & (shape.argmax(axis=1) + 1 != digits)
+    weak = (printed.digits == digits) & (printed.confidence < UNSURE_PRINT)
+    return [int(i) for i in np.flatnonzero((digits > 0) & (weak | other)) if int(i) not in skip]
+
+
+def settle_unsure(result: BoardResult, printed: Reading, kinds: CellKinds, skip: tuple[int, ...] = (),
+                  timeout: float = 1.0) -> tuple[BoardResult, tuple[int, ...]]:
+    """A printed page's solved reading with its unsure givens settled by their ink, and the cells it cannot settle.
+
+    A wrong given is the worst a printed page can suffer: the solution drawn is then another puzzle's
+    (issue 21). In a dim room's noise a 6 closes into an 8; on a small picture an 8 loses its waist to a 5.
+    The rules catch a misread that breaks the puzzle, but not one that still solves one way: then the
+    sure givens alone (``unsure_givens`` left out) have several solutions, and the misread picked one.
+    So the sure givens' solutions (up to ``PICK_AMONG``) are weighed by the unsure cells' ink, both
+    readers' odds of each solution's digit (the digit model's and the cell-kind model's, as a product):
+    the likeliest stands when it is ``INK_ODDS`` times likelier than every other, even against the
+    reading (a digit corrected by its ink); else the unsure cells the contenders disagree on are named
+    unreadable and no solution is drawn. A written-on page is left alone (the print model is unsure of
+    every handwritten cell), as are cells in ``skip`` (a glare's) and readings the rules left ambiguous.
+    """
+    if (result.status != Status.SOLVED or not result.solution or not result.givens
+            or _sure_of_writing(kinds) or int((kinds.kinds == CANDIDATES).sum()) >= MARKED):
+        return result, ()
+    cells = unsure_givens(result.givens, printed, kinds, skip)
+    if not cells:
+        return result, ()
+    rest = "".join("." if i in cells else c for i, c in enumerate(result.givens))
+    found = all_solutions(parse_line(rest), PICK_AMONG, timeout)
+    shape = kinds.probs[:, 1:10] + kinds.probs[:, 10:19]
+    if found is None and result.message == SEVERAL:
+        # too many to weigh, and the reading's own solution only one of several: a given the readers see as
+        # two different digits is not passed off as read (the answer drawn would be a guess built on it)
+        torn = tuple(i for i in cells if shape[i].sum() >= OTHER_PRINT and int(shape[i].argmax()) + 1 != int(
+            result.givens[i]))
+        return (_torn(result, torn), torn) if torn else (result, ())
+    if not found or len(found) == 1:  # too many to weigh, or the sure givens settle it (the reading's own solution)
+        return result, ()
+    shape = shape / np.maximum(shape.sum(axis=1, keepdims=True), 1e-9)
+    digit = printed.probs[:, 1:10] / np.maximum(printed.probs[:, 1:10].sum(axis=1, keepdims=True), 1e-9)
+    ink = np.log(digit + INK_FLOOR) + np.log(shape + INK_FLOOR)  # (81, 9)
+    # the unsure cells' digits each solution asks for, weighed by their ink (solutions that differ only in the
+    # answers, a reading the rules left ambiguous, ask for the same)
+    asks: dict[str, float] = {}
+    for s in found:
+        digits = "".join(s[i] for i in cells)
+        asks[digits] = float(sum(ink[i, int(d) - 1] for i, d in zip(cells, digits)))
+    best = max(asks, key=asks.__getitem__)
+    contenders = [a for a, w in asks.items() if w >= asks[best] - np.log(INK_ODDS)]
+    if len(contenders) > 1:
+        torn = tuple(i for k, i in enumerate(cells) if len({a[k] for a in contenders}) > 1)
+        return _torn(result, torn), torn
+    if all(result.givens[i] == d for i, d in zip(cells, best)):
+        return result, ()
+    givens = "".join(best[cells.index(i)] if i in cells else c for i, c in enumerate(result.givens))
+    solution = next(s for s in found if all(s[i] == d for i, d in zip(cells, best)))
+    note = tuple(f"{NAMES[i]}: {result.givens[i]}->{d}" for i, d in zip(cells, best) if result.givens[i] != d)
+    return replace(result, givens=givens, solution=solution, corrected=result.corrected + note,
+                   message="; ".join(filter(None, [result.message, "corrected by the ink: " + ", ".join(note)]))), ()
+
+
+def _torn(result: BoardResult, torn: tuple[int, ...]) -> BoardResult:
+    """``result`` with the givens ``torn`` between digits named unreadable, and no solution drawn."""
+    assert result.givens is not None
+    givens = "".join("." if i in torn else c for i, c in enumerate(result.givens))
+    return replace(result, status=Status.UNSOLVABLE, givens=givens, solution=None,
+                   message=f"{', '.join(NAMES[i] for i in torn)} unreadable (unsure of the digit); the cells "
+                           "that can be read leave several solutions")
+
+
 def unseen(reading: Reading, cells: tuple[int, ...]) -> Reading:
     """The reading with ``cells`` holding no vote at all: blank, no second choice for the rules to try."""
     if not cells:
@@ -1090,6 +1174,9 @@ def read_at(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitRe
         result = kind_givens(result, cell_kinds, skip=set(unreadable) | set(overrides or {}))
     if unreadable:
         result, unreadable = restore_unreadable(result, unreadable, glare_cells(seen.square)[0], cell_kinds, *seen_as)
+    if kinds is not None:
+        result, unsure = settle_unsure(result, printed, cell_kinds, unreadable + tuple(overrides or {}), timeout)
+        unreadable = tuple(sorted(set(unreadable) | set(unsure)))
     several = result.status == Status.SOLVED and result.message == SEVERAL
     if unreadable and several:  # the cells glare hides are needed: say which, draw nothing
         result = replace(result, status=Status.UNSOLVABLE, solution=None,
