@@ -61,9 +61,9 @@ def test_a_puzzle_whose_outline_sits_half_a_cell_off_its_grid_is_answered_and_dr
         seed_two, tmp_path):
     """Seed 2's middle puzzle (image1049): the live detector's outline puts its bottom-right corner half a cell
     up, so a reading through it loses the bottom row's givens (it used to stay unsolved for the whole clip).
-    Every detection fits the corners to the crossings of the lines (``find_grid(precise=True)``): it locks,
-    and once solved its answer is drawn on the grid, not a third of a cell off where the outline's corner
-    sits (as it was while only an unsolved board was detected so)."""
+    Once read without a solution, and once solved, its detections fit the corners to the crossings of the
+    lines (``find_grid(precise=True)``): it locks, and its answer is drawn on the grid, not a third of a cell
+    off where the outline's corner sits (as it was while only an unsolved board was detected so)."""
     import clips
     import eval_page_video
 
@@ -80,31 +80,3 @@ def test_a_puzzle_whose_outline_sits_half_a_cell_off_its_grid_is_answered_and_dr
            for t, row in zip(truth, log) for p in row.get("puzzles") or []
            if p.get("solution") == puzzle["solution"] and t["puzzles"][1]["visible"]]
     assert off and np.median(off) < 0.15 * cell, (np.median(off), cell)
-
-
-@pytest.mark.data
-def test_a_puzzle_whose_outline_sits_off_its_grid_locks_from_its_first_votes_not_after_a_failed_solve(seed_two):
-    """image1049 again, its frames stepped through ``Page`` with the solver waited for a frame after each
-    submission (so the frame it locks on depends on the frames alone): the frames whose votes make its first
-    reading are detected precisely, so that reading has its bottom row and solves. It locked 8 frames after
-    coming wholly into view, after a first reading without a solution; now within 5 (the issue's target)."""
-    from ar_sudoku.ar.page import Page
-    from ar_sudoku.ar.session import SessionConfig
-    from ar_sudoku.io.sources import open_source
-    from ar_sudoku.vision.digits import DigitReader
-    from ar_sudoku.vision.kinds import KindReader
-
-    video, truth = seed_two
-    solution = truth[0]["puzzles"][1]["solution"]
-    whole = next(f for f, t in enumerate(truth) if t["puzzles"][1]["visible"])
-    locked, answers = None, set()
-    with Page(DigitReader(), kinds=KindReader(), config=SessionConfig(solve_lag=1)) as page, \
-            open_source(str(video)) as source:
-        for f, frame in enumerate(source):
-            result = page.step(frame)
-            answers |= {p.solution for p in result.puzzles if p.solution}
-            if f >= whole and any(p.solution == solution for p in result.puzzles):
-                locked = f
-                break
-    assert locked is not None and locked - whole <= 5, (whole, locked)
-    assert answers <= {p["solution"] for p in truth[0]["puzzles"]}  # no answer that is no puzzle's

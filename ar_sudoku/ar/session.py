@@ -139,6 +139,7 @@ class BoardReading:
     since_read: int = 0  # frames since the last re-read of a settled board
     submitted: str | None = None  # the last vote handed to the solver
     submitted_at: int = -1  # the frame it was handed over on
+    doubted: bool = False  # once read without a solution: the board is detected precisely from then on
 
 
 @dataclass(frozen=True)
@@ -467,8 +468,15 @@ class ARSession:
 
     def _find(self) -> Located:
         """Where the board is, and the events that follows from it: slipped, lost, found."""
-        loc = self.locator.locate(self.frame_index, settled=self.state in (State.SOLVED, State.SUSPECT),
-                                  doubtful=self.state is State.UNSOLVABLE)
+        if self.state is State.UNSOLVABLE:
+            self.board.doubted = True
+        settled = self.state in (State.SOLVED, State.SUSPECT)
+        # precise (corners where the lines cross) once the board is solved, where its answer is drawn, or once
+        # it was read without a solution: an outline's corner a quarter cell off the grid's (a fold, a border
+        # missing at a corner) loses a row's givens. Not while a first reading is voted: a crossings' fit made
+        # bent by a dim room's noise or a glare spot moves the corners the votes are read through
+        loc = self.locator.locate(self.frame_index, settled=settled, doubtful=self.state is State.UNSOLVABLE,
+                                  precise=self.board.doubted or settled)
         self.streaked = loc.held and loc.streaked
         if loc.held and loc.corners is not None and not self._same_pattern(loc.corners):
             # not the board blurred where it was: the givens' ink is gone, and so is the board
