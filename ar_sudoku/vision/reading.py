@@ -467,7 +467,7 @@ def small_print_is_written(kinds: CellKinds, second: EntryOpinion, views: np.nda
 
 
 # Print stands where its font puts it: on the training written-on photos, the sure givens' digit boxes lie
-# on one plane over the grid (their centres within 3.5 px of it, 99%; px at CELL scale) and are one height
+# on one plane over the grid (all but a few centres within 3.5 px of it; px at CELL scale) and are one height
 # (0.91-1.06 of their median). Entries the kind model takes for print under blur, a screen's moire or a
 # small picture mostly lie off it (median 5 px) or are shorter (median 0.79-0.93).
 PRINT_SURE = 0.97  # givens this sure are the page's print: where they stand and how tall is the reference
