@@ -477,7 +477,8 @@ NOISY_ODD_ENTRY = 0.15  # ... in a noisy picture (a dim room's speckle sways the
 OFF_PLACE = 3.0  # a digit whose box's centre is this far off the print's plane (px at CELL scale) ...
 OFF_SPREAD = 2.0  # ... and this many times the 90th percentile of the sure givens' own distances to it
 SHORT_PRINT = 0.85  # ... or this much shorter than the print is handwriting,
-TALL_PRINT = 1.1  # unless its box is this much taller than print: something else joined it, nothing is judged
+TALL_PRINT = 1.1  # unless its box is this much taller than print (or WIDE_PRINT wider than print's widest
+WIDE_PRINT = 1.5  # digit): something else joined it (a neighbour's stroke, the border), nothing is judged
 
 
 def misplaced_print_is_written(kinds: CellKinds, second: EntryOpinion) -> CellKinds:
@@ -512,9 +513,12 @@ def misplaced_print_is_written(kinds: CellKinds, second: EntryOpinion) -> CellKi
     centres = np.stack([box[:, 0] + box[:, 1], box[:, 2] + box[:, 3]], axis=1) / 2
     plane = np.linalg.lstsq(at, centres, rcond=None)[0]
     height = float(np.median(box[:, 1] - box[:, 0]))
+    width = float(np.max(box[:, 3] - box[:, 2]))
     # a dim room's speckle joins the boxes of print too: the page's own print says how far off is off
-    spread = percentile(np.hypot(*(centres - at @ plane).T), 90)
+    stand = centres - at @ plane
+    spread = percentile(np.hypot(*stand.T), 90)
     off_place = max(OFF_PLACE, OFF_SPREAD * spread)
+    digit = kinds.digits[placed]
     written = []
     for i in doubtful:
         b = boxes[int(i)]
@@ -522,7 +526,12 @@ def misplaced_print_is_written(kinds: CellKinds, second: EntryOpinion) -> CellKi
             continue
         h = (b[1] - b[0]) / height
         off = np.array([(b[0] + b[1]) / 2, (b[2] + b[3]) / 2]) - np.array([1.0, i // 9, i % 9]) @ plane
-        if h < TALL_PRINT and (float(np.hypot(*off)) >= off_place or h <= SHORT_PRINT):
+        # each glyph of a font has its own offset in its box (a 1 stands narrow, off the middle): against the
+        # sure givens of the same digit; with none, across is not judged (only the height and up or down)
+        same = stand[digit == kinds.digits[i]]
+        off = off - np.median(same, axis=0) if len(same) else off * np.array([1.0, 0.0])
+        if h < TALL_PRINT and b[3] - b[2] < WIDE_PRINT * width and (
+                float(np.hypot(*off)) >= off_place or h <= SHORT_PRINT):
             written.append(int(i))
     if not written:
         return kinds
