@@ -188,11 +188,19 @@ def ink_height(region: np.ndarray) -> int:
     Written size varies from writer to writer, so it says little alone; against the same page's
     sure entries it tells a small pencilled mark from an entry (``reading.EntryOpinion.heights``).
     """
+    box = ink_box(region)
+    return 0 if box is None else box[1] - box[0]
+
+
+def ink_box(region: np.ndarray) -> tuple[int, int, int, int] | None:
+    """The digit's bounding box in a cell's region (px at CELL scale): top, bottom, left, right (exclusive
+    ends); None when no digit is found. Print sits where its font puts it, the same in every cell; a
+    hand does not (``reading.misplaced_print_is_written``)."""
     mask = _digit(region)[1]
     if mask is None:
-        return 0
-    rows = np.flatnonzero(mask.any(axis=1))
-    return int(rows[-1] - rows[0] + 1)
+        return None
+    rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
+    return int(rows[0]), int(rows[-1] + 1), int(cols[0]), int(cols[-1] + 1)
 
 
 def entry_crop(region: np.ndarray) -> np.ndarray:

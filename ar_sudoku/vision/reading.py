@@ -21,7 +21,7 @@ from ar_sudoku.sudoku.written import NAMES, Corrections, Written, from_kinds, se
 from ar_sudoku.vision.cells import CELL, cut_cells, glare_gain, turn_cuts, warp_grid
 from ar_sudoku.vision.deblur import measure_streak, unstreak
 from ar_sudoku.vision.digits import DigitReader
-from ar_sudoku.vision.entries import candidate_pieces, cell_region, entry_crops, ink_height
+from ar_sudoku.vision.entries import candidate_pieces, cell_region, entry_crops, ink_box, ink_height
 from ar_sudoku.vision.grid import (
     GridQuad,
     at_edge,
@@ -622,15 +622,92 @@ def small_print_is_written(kinds: CellKinds, second: EntryOpinion, views: np.nda
     return CellKinds(cell_kinds, digits, probs, confidence, kinds.ink)
 
 
+# Print stands where its font puts it: on the training written-on photos, the sure givens' digit boxes lie
+# on one plane over the grid (all but a few centres within 3.5 px of it; px at CELL scale) and are one height
+# (0.91-1.06 of their median). Entries the kind model takes for print under blur, a screen's moire or a
+# small picture mostly lie off it (median 5 px) or are shorter (median 0.79-0.93).
+PRINT_SURE = 0.97  # givens this sure are the page's print: where they stand and how tall is the reference
+MIN_PLACED = 6  # sure givens needed to fit the print's plane
+ODD_ENTRY = 0.1  # a given with at least these entry odds is measured (fewer: it is print, as the model says) ...
+NOISY_ODD_ENTRY = 0.15  # ... in a noisy picture (a dim room's speckle sways the model's odds for print too)
+OFF_PLACE = 3.0  # a digit whose box's centre is this far off the print's plane (px at CELL scale) ...
+OFF_SPREAD = 2.0  # ... and this many times the 90th percentile of the sure givens' own distances to it
+SHORT_PRINT = 0.85  # ... or this much shorter than the print is handwriting,
+TALL_PRINT = 1.1  # unless its box is this much taller than print (or WIDE_PRINT wider than print's widest
+WIDE_PRINT = 1.5  # digit): something else joined it (a neighbour's stroke, the border), nothing is judged
+
+
+def misplaced_print_is_written(kinds: CellKinds, second: EntryOpinion) -> CellKinds:
+    """On a written-on page, a doubtful given that stands off the print's places, or is short of its size, is an entry.
+
+    Blurred, off a screen or small, a neat hand's digit looks like print to the kind model, and a
+    page written in black (or a pen whose colour the light took) gives no colour to tell them apart
+    (issue 21: most written-on pages that failed under those conditions). A newspaper prints every
+    given at the same place in its cell: the boxes of the page's sure givens (``PRINT_SURE``) fit
+    one plane over the grid (their centres, by row and column: the warp's small errors are smooth).
+    A given that the model itself gives ``ODD_ENTRY`` odds of an entry, standing ``OFF_PLACE`` off
+    that plane (and ``OFF_SPREAD`` times as far as the print's own stand: speckle moves boxes) or
+    ``SHORT_PRINT`` of the print's height, is an entry. Cells in the givens' own ink, on a page of
+    two inks, stay print.
+    """
+    if not _sure_of_writing(kinds):
+        return kinds
+    p_given, p_entry = kinds.probs[:, 1:10].sum(axis=1), kinds.probs[:, 10:19].sum(axis=1)
+    noisy = second.quiet is not second.warped
+    ink = kinds.ink if kinds.ink is not None else np.zeros(81, np.float32)
+    doubtful = np.flatnonzero((kinds.kinds == GIVEN) & (p_given < PRINT_SURE) & (ink >= 0)
+                              & (p_entry >= (NOISY_ODD_ENTRY if noisy else ODD_ENTRY)))
+    if not len(doubtful):
+        return kinds
+    sure = [int(i) for i in np.flatnonzero((kinds.kinds == GIVEN) & (p_given >= PRINT_SURE))]
+    boxes = dict(zip(sure + [int(i) for i in doubtful], second.boxes(sure + [int(i) for i in doubtful])))
+    placed = [i for i in sure if boxes[i] is not None]
+    if len(placed) < MIN_PLACED:
+        return kinds
+    at = np.array([[1.0, i // 9, i % 9] for i in placed])
+    box = np.array([boxes[i] for i in placed], np.float64)
+    centres = np.stack([box[:, 0] + box[:, 1], box[:, 2] + box[:, 3]], axis=1) / 2
+    plane = np.linalg.lstsq(at, centres, rcond=None)[0]
+    height = float(np.median(box[:, 1] - box[:, 0]))
+    width = float(np.max(box[:, 3] - box[:, 2]))
+    # a dim room's speckle joins the boxes of print too: the page's own print says how far off is off
+    stand = centres - at @ plane
+    spread = percentile(np.hypot(*stand.T), 90)
+    off_place = max(OFF_PLACE, OFF_SPREAD * spread)
+    digit = kinds.digits[placed]
+    written = []
+    for i in doubtful:
+        b = boxes[int(i)]
+        if b is None:
+            continue
+        h = (b[1] - b[0]) / height
+        off = np.array([(b[0] + b[1]) / 2, (b[2] + b[3]) / 2]) - np.array([1.0, i // 9, i % 9]) @ plane
+        # each glyph of a font has its own offset in its box (a 1 stands narrow, off the middle): against the
+        # sure givens of the same digit; with none, across is not judged (only the height and up or down)
+        same = stand[digit == kinds.digits[i]]
+        off = off - np.median(same, axis=0) if len(same) else off * np.array([1.0, 0.0])
+        if h < TALL_PRINT and b[3] - b[2] < WIDE_PRINT * width and (
+                float(np.hypot(*off)) >= off_place or h <= SHORT_PRINT):
+            written.append(int(i))
+    if not written:
+        return kinds
+    votes = np.zeros(81, np.float32)
+    votes[written] = 1.0
+    probs = apply_votes(kinds.probs, votes)
+    cell_kinds, digits, confidence = decide(probs)
+    return CellKinds(cell_kinds, digits, probs, confidence, kinds.ink)
+
+
 PALE_PEN_SURE = 0.8  # the entry model's least probability of its digit for a blank-looking cell in the entries' ink
 PALE_PEN_MASS = 0.75  # the entry odds such a cell is given: a written digit, never sure enough to be called wrong
 
 
 def read_kinds(kinds: KindReader, seen: GridViews, second: EntryOpinion) -> CellKinds:
     """Each cell's kind as a photo and a live frame read it: the kind model on the grid's views, then the
-    entry model's second opinion on small print and pale pen (:func:`small_print_is_written`,
-    :func:`pale_pen_entries`)."""
-    return pale_pen_entries(small_print_is_written(kinds.read(seen.views, seen.inks), second, seen.views), second)
+    entry model's second opinion on small print, print standing off the givens' places and pale pen
+    (:func:`small_print_is_written`, :func:`misplaced_print_is_written`, :func:`pale_pen_entries`)."""
+    cell_kinds = small_print_is_written(kinds.read(seen.views, seen.inks), second, seen.views)
+    return pale_pen_entries(misplaced_print_is_written(cell_kinds, second), second)
 
 
 def pale_pen_entries(kinds: CellKinds, second: EntryOpinion) -> CellKinds:
@@ -759,6 +836,10 @@ class EntryOpinion:
             self._flat = unshade(self.quiet)
         grid = self._flat if flat and self._flat is not None else self.quiet
         return [ink_height(cell_region(grid, i)) for i in cells]
+
+    def boxes(self, cells: list[int]) -> list[tuple[int, int, int, int] | None]:
+        """The digit's box in each cell's region (:func:`entries.ink_box`), measured as :meth:`heights` are."""
+        return [ink_box(cell_region(self.quiet, i)) for i in cells]
 
     def relative_heights(self, kinds: CellKinds, cells: list[int]) -> list[float]:
         """Each cell's digit height over the page's entries' (0 where no digit is found, or the page's is unknown)."""
