@@ -613,10 +613,15 @@ def small_print_is_written(kinds: CellKinds, second: EntryOpinion, views: np.nda
     # a sure 'given' may be handwriting too; but not one in the givens' own ink, on a page of two inks
     ink = kinds.ink if kinds.ink is not None else np.zeros(81, np.float32)
     small = [i for i in surest + maybe if 0 < heights[i] < limit and ink[i] >= 0]
-    if not small:
+    return _voted_written(kinds, small)
+
+
+def _voted_written(kinds: CellKinds, cells: list[int]) -> CellKinds:
+    """``kinds`` with a vote for handwriting on each of ``cells`` (the second opinions' common end)."""
+    if not cells:
         return kinds
     votes = np.zeros(81, np.float32)
-    votes[small] = 1.0
+    votes[cells] = 1.0
     probs = apply_votes(kinds.probs, votes)
     cell_kinds, digits, confidence = decide(probs)
     return CellKinds(cell_kinds, digits, probs, confidence, kinds.ink)
@@ -689,13 +694,7 @@ def misplaced_print_is_written(kinds: CellKinds, second: EntryOpinion) -> CellKi
         if h < TALL_PRINT and b[3] - b[2] < WIDE_PRINT * width and (
                 float(np.hypot(*off)) >= off_place or h <= SHORT_PRINT):
             written.append(int(i))
-    if not written:
-        return kinds
-    votes = np.zeros(81, np.float32)
-    votes[written] = 1.0
-    probs = apply_votes(kinds.probs, votes)
-    cell_kinds, digits, confidence = decide(probs)
-    return CellKinds(cell_kinds, digits, probs, confidence, kinds.ink)
+    return _voted_written(kinds, written)
 
 
 PALE_PEN_SURE = 0.8  # the entry model's least probability of its digit for a blank-looking cell in the entries' ink
