@@ -88,16 +88,22 @@ def faint_givens(result: BoardResult, reading: Reading, share: float = 0.1,
     """
     if result.status != Status.SOLVED or result.solution is None or result.givens is None:
         return result
+    seen = {i: float(reading.probs[i, int(d)]) for i, (ch, d) in enumerate(zip(result.givens, result.solution))
+            if ch == "." and reading.probs[i, int(d)] >= share and i not in (overrides or {})}
+    return solution_givens(result, seen)
+
+
+def solution_givens(result: BoardResult, seen: dict[int, float]) -> BoardResult:
+    """A solved board with each blank cell of ``seen`` made a given of the solution's digit, read with the
+    confidence ``seen`` gives it (print the reading missed, found once the puzzle is solved)."""
+    if not seen or result.solution is None or result.givens is None:
+        return result
     givens = list(result.givens)
     conf = None if result.confidence is None else result.confidence.copy()
-    for i, ch in enumerate(result.givens):
-        d = int(result.solution[i])
-        if ch == "." and reading.probs[i, d] >= share and i not in (overrides or {}):
-            givens[i] = result.solution[i]
-            if conf is not None:
-                conf[i] = float(reading.probs[i, d])
-    if givens == list(result.givens):
-        return result
+    for i, odds in seen.items():
+        givens[i] = result.solution[i]
+        if conf is not None:
+            conf[i] = odds
     return replace(result, givens="".join(givens), confidence=conf)
 
 

@@ -14,7 +14,7 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
-from ar_sudoku.sudoku.rules import SEVERAL, BoardResult, Reading, check_reading, faint_givens
+from ar_sudoku.sudoku.rules import SEVERAL, BoardResult, Reading, check_reading, faint_givens, solution_givens
 from ar_sudoku.sudoku.solver import all_solutions, parse_line
 from ar_sudoku.sudoku.vocabulary import Status, is_empty
 from ar_sudoku.sudoku.written import NAMES, Corrections, Written, from_kinds, settle
@@ -270,17 +270,10 @@ def kind_givens(result: BoardResult, kinds: CellKinds, skip: Collection[int] = (
     if result.status != Status.SOLVED or result.solution is None or result.givens is None or SEVERAL in (
             result.message or ""):
         return result
-    givens = list(result.givens)
-    conf = None if result.confidence is None else result.confidence.copy()
-    for i, ch in enumerate(result.givens):
-        d = int(result.solution[i])
-        if ch == "." and i not in skip and kinds.kinds[i] == GIVEN and int(np.argmax(kinds.probs[i, 1:10])) + 1 == d:
-            givens[i] = result.solution[i]
-            if conf is not None:
-                conf[i] = float(kinds.probs[i, d])
-    if givens == list(result.givens):
-        return result
-    return replace(result, givens="".join(givens), confidence=conf)
+    seen = {i: float(kinds.probs[i, int(d)]) for i, (ch, d) in enumerate(zip(result.givens, result.solution))
+            if ch == "." and i not in skip and kinds.kinds[i] == GIVEN
+            and int(np.argmax(kinds.probs[i, 1:10])) + 1 == int(d)}
+    return solution_givens(result, seen)
 
 
 SATURATED = 250  # grey level of a washed-out pixel (glare)
