@@ -180,16 +180,3 @@ def test_real_pencil_marks_are_read(kreader: KindReader) -> None:
     want = ["12", "89", "89", "12", "27", "27", "79", "79"]
     assert sum(g == w for g, w in zip(got, want)) >= 7, got
     assert all(set(g) <= set(w) for g, w in zip(got, want)), got  # nothing read that is not there
-
-
-def test_the_measures_percentiles_are_numpys_from_a_partial_sort():
-    from ar_sudoku.vision.kinds import percentile, percentiles
-
-    rng = np.random.default_rng(5)
-    for a in (rng.normal(size=1001).astype(np.float32), rng.integers(0, 256, (81, 120)).astype(np.uint8),
-              rng.random((37, 53))):
-        assert percentile(a, 99.5) == pytest.approx(float(np.percentile(a, 99.5)), rel=1e-6)
-        assert percentile(a, 50) == pytest.approx(float(np.median(a)), rel=1e-6)
-        assert np.allclose(percentiles(a, [2, 90]), np.percentile(a, [2, 90]), rtol=1e-6)
-        if a.ndim == 2:  # per row, as glare_cover and glare_cells take them
-            assert np.allclose(percentiles(a, [75, 1], axis=-1), np.percentile(a, [75, 1], axis=1), rtol=1e-6)

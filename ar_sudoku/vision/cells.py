@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 
 from ar_sudoku.vision.lattice import rectify
+from ar_sudoku.vision.stats import percentile, percentiles
 
 CELL = 32  # pixels per cell in the warped grid
 INPUT = 28  # model input side
@@ -85,7 +86,7 @@ def glare_gain(paper: np.ndarray, page: np.ndarray) -> np.ndarray | None:
     """
     # a smooth paper level: every other pixel of every other row tells its levels as well as all of them
     sample = page if page.size <= 4096 else page[::2, ::2]
-    low, typical, high = (float(v) for v in np.percentile(sample, [5, 50, 95]))
+    low, typical, high = (float(v) for v in percentiles(sample, [5, 50, 95]))
     if typical >= BRIGHT_PAPER or high > SHADED * max(low, 1.0):
         return None
     if (float(paper.max()) - typical) / (255.0 - typical) < GLARE_LIFT or not is_spot(page):
@@ -127,12 +128,13 @@ def normalise(warped: np.ndarray, cell: int = CELL) -> np.ndarray:
     n = min(g.shape[0] // cell, g.shape[1] // cell)
     q = cell // 5
     cells = g[: n * cell, : n * cell].reshape(n, cell, n, cell)[:, q: cell - q, :, q: cell - q]
-    own = np.percentile(cells, 80, axis=(1, 3)).astype(np.float32)
+    own = percentiles(cells.transpose(0, 2, 1, 3).reshape(n, n, -1), [80], axis=-1)[0].astype(np.float32)
     paper[: n * cell, : n * cell] = np.minimum(paper[: n * cell, : n * cell],
                                                np.repeat(np.repeat(own, cell, axis=0), cell, axis=1))
     diff = paper - g
     gain = None
-    if np.percentile(own, 95) > SHADED * max(float(np.percentile(own, 5)), 1.0):
+    low, high = percentiles(own, [5, 95])
+    if high > SHADED * max(float(low), 1.0):
         # a page in uneven light: ink as a share of its own paper's light (at the page's typical paper),
         # since a shadow dims paper and ink alike, a digit in it keeps its print's contrast and is not cut
         # as faint. Other pages keep the plain difference: in a dim, noisy picture the cells' own paper
@@ -148,7 +150,7 @@ def normalise(warped: np.ndarray, cell: int = CELL) -> np.ndarray:
     rows = np.tile(inner, diff.shape[0] // cell + 1)[: diff.shape[0]]
     cols = np.tile(inner, diff.shape[1] // cell + 1)[: diff.shape[1]]
     interior = diff[np.ix_(rows, cols)]
-    ink = float(np.percentile(interior, 99.3))
+    ink = percentile(interior, 99.3)
     return np.clip(diff / max(ink, 12.0), 0.0, 1.5)
 
 
@@ -365,7 +367,7 @@ def quick_ink(gray: np.ndarray, corners: np.ndarray, cell: int = 12, lattice: np
     if gain is not None:  # print under a glare keeps its ink: its givens are not taken as gone
         depth = depth * gain
     depth = depth.reshape(81)
-    scale = float(np.percentile(depth, 95))
+    scale = percentile(depth, 95)
     if expect is not None and expect.any():  # a quarter of the print may be gone before the scale drops
-        scale = min(scale, float(np.percentile(depth[expect], 75)))
+        scale = min(scale, percentile(depth[expect], 75))
     return depth / max(scale, 10.0)

@@ -36,6 +36,7 @@ import cv2
 import numpy as np
 
 from ar_sudoku.vision.digits import load_onnx, softmax_run
+from ar_sudoku.vision.stats import percentile
 
 # the geometry of the rectified grid this module is given (kinds.warp_views_grid): kinds.CELL and kinds.MARGIN.
 # Held here, not imported, because the cell-kind reader asks this model for its second opinion
@@ -62,16 +63,6 @@ NEAR = 4  # px: how near the digit's bounding box such a small component must co
 N_CLASSES = 9
 
 
-def _percentile(a: np.ndarray, q: float) -> float:
-    """``np.percentile(a, q)`` (linear interpolation) from a partial sort: several times faster on small arrays."""
-    flat = a.ravel()
-    pos = q / 100 * (flat.size - 1)
-    lo = int(pos)
-    hi = min(lo + 1, flat.size - 1)
-    part = np.partition(flat, (lo, hi))
-    return float(part[lo] + (part[hi] - part[lo]) * (pos - lo))
-
-
 def _stroke_map(region: np.ndarray) -> np.ndarray:
     """Ink darkness 0..1 of a region: the local paper minus the pixel, over the stroke's own darkness.
 
@@ -81,7 +72,7 @@ def _stroke_map(region: np.ndarray) -> np.ndarray:
     paper = cv2.blur(cv2.dilate(region, np.ones((PAPER_K, PAPER_K), np.uint8)), (PAPER_K, PAPER_K))
     ink = np.clip(paper - region, 0.0, None)
     inner = ink[PAD + INSET // 2: PAD + CELL - INSET // 2, PAD + INSET // 2: PAD + CELL - INSET // 2]
-    scale = max(_percentile(inner, 99), INK_FLOOR)
+    scale = max(percentile(inner, 99), INK_FLOOR)
     return np.clip(ink / scale, 0.0, 1.0)
 
 
@@ -161,7 +152,7 @@ def _fit(ink: np.ndarray, mask: np.ndarray) -> np.ndarray:
     y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
     crop = (ink * cv2.dilate(mask, np.ones((3, 3), np.uint8)))[y0:y1, x0:x1]
     # the digit's own stroke darkness is 1: a darker grid line in the cell set the first scale
-    crop = np.clip(crop / max(_percentile(ink[mask > 0], 90), 0.05), 0.0, 1.0)
+    crop = np.clip(crop / max(percentile(ink[mask > 0], 90), 0.05), 0.0, 1.0)
     h, w = crop.shape
     f = FIT / max(h, w)
     nw, nh = max(1, round(w * f)), max(1, round(h * f))

@@ -43,6 +43,7 @@ from ar_sudoku.vision.deblur import unstreak
 from ar_sudoku.vision.digits import load_onnx, softmax_run
 from ar_sudoku.vision.entries import EntryReader
 from ar_sudoku.vision.lattice import rectify
+from ar_sudoku.vision.stats import percentile, percentiles
 
 MODEL_NAME = "cells.onnx"
 CELL = 60  # pixels per cell in the warped grid (before the 2x2 average)
@@ -118,28 +119,6 @@ class CellKinds:
         return Reading(digits, p10[np.arange(81), digits], p10)
 
 
-def percentiles(a: np.ndarray, qs: list[float], axis: int | None = None) -> np.ndarray:
-    """``np.percentile(a, qs, axis)`` (linear interpolation; ``axis`` None or -1) from one partial sort.
-
-    The reading's measures (focus, noise, ink level, glare) each take a percentile or two of tens of
-    thousands of values per photo: a partition at the two ranks around each is all the sorting they need,
-    and skips ``np.percentile``'s general machinery. Same values, one row per ``qs``.
-    """
-    flat = a.ravel() if axis is None else a
-    n = flat.shape[-1]
-    pos = np.asarray(qs, np.float64) / 100 * (n - 1)
-    lo = pos.astype(np.int64)
-    hi = np.minimum(lo + 1, n - 1)
-    part = np.partition(flat, np.unique(np.concatenate([lo, hi])), axis=-1)
-    low = part[..., lo].astype(np.float64)
-    return np.moveaxis(low + (part[..., hi] - low) * (pos - lo), -1, 0)
-
-
-def percentile(a: np.ndarray, q: float) -> float:
-    """``np.percentile(a, q)`` of all of ``a``, as :func:`percentiles`."""
-    return float(percentiles(a, [q])[0])
-
-
 def _paper_level(w: np.ndarray) -> np.ndarray:
     """The paper's brightness (or colour) at every pixel of the half-scale grid.
 
@@ -182,7 +161,7 @@ def shade_gain(paper: np.ndarray, page: np.ndarray) -> np.ndarray | None:
     is measured as if the whole grid were lit. ``page``: the paper levels inside the grid.
     """
     sample = page[::4, ::4]  # the paper level is smooth (a blur of a quarter-scale map): these tell its levels
-    low, high = (float(v) for v in np.percentile(sample, [5, 95]))
+    low, high = (float(v) for v in percentiles(sample, [5, 95]))
     if high < SHADED * max(low, 1.0):
         return None
     step = page.shape[0] // 9
