@@ -79,9 +79,10 @@ def declared_size(data: bytes | np.ndarray) -> tuple[int, int]:
     another kind or a header that does not say (OpenCV's own pixel limit then applies)."""
     head = bytes(data[:1 << 16]) if isinstance(data, np.ndarray) else data
     if head[:3] == b"\xff\xd8\xff":
-        if isinstance(data, np.ndarray) and len(data) > len(head):  # the SOF may follow large metadata
-            head = data.tobytes()
-        return jpeg_size(head)
+        size = jpeg_size(head)
+        if size == (0, 0) and len(data) > len(head):  # the SOF may follow large metadata
+            size = jpeg_size(data.tobytes() if isinstance(data, np.ndarray) else data)
+        return size
     if head[:8] == b"\x89PNG\r\n\x1a\n" and len(head) >= 24:
         w, h = struct.unpack(">II", head[16:24])
         return w, h
@@ -109,12 +110,12 @@ def decode_image(data: bytes | np.ndarray, full: bool = True, max_pixels: int | 
     buf = np.frombuffer(data, np.uint8) if isinstance(data, bytes | bytearray) else data
     if buf.size == 0:
         raise ImageError("empty file")
-    if max_pixels is not None:
-        w, h = declared_size(buf)
-        if w * h > max_pixels:
-            raise TooManyPixels(w, h, max_pixels)
+    w, h = declared_size(buf)
+    if max_pixels is not None and w * h > max_pixels:
+        raise TooManyPixels(w, h, max_pixels)
     img = None
-    if not full:
+    # a photo whose header says a half-size decode would be too small is decoded once, in full
+    if not full and (w == 0 or (max(w, h) + 1) // 2 >= MIN_SIDE):
         try:
             img = cv2.imdecode(buf, cv2.IMREAD_REDUCED_COLOR_2)
         except cv2.error:  # too small to halve (1x1)
