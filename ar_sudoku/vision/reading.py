@@ -441,6 +441,7 @@ def restore_unreadable(result: BoardResult, unreadable: tuple[int, ...], core: t
 UNSURE_PRINT = 0.8
 OTHER_PRINT = 0.5
 INK_ODDS = 10.0  # the unsure givens' likeliest digits (as the solutions allow) must be this much likelier than others
+ALIKE = 0.5  # a digit both readers give these odds, that the rules changed, shows the rules fitted misreads
 INK_FLOOR = 0.01  # a reader's least say in a digit: one reader's zero does not veto what the other sees
 
 
@@ -475,15 +476,23 @@ def settle_unsure(result: BoardResult, printed: Reading, kinds: CellKinds, skip:
     cells = unsure_givens(result.givens, printed, kinds, skip)
     if not cells:
         return result, ()
-    rest = "".join("." if i in cells else c for i, c in enumerate(result.givens))
-    found = all_solutions(parse_line(rest), PICK_AMONG, timeout)
     shape = kinds.probs[:, 1:10] + kinds.probs[:, 10:19]
-    if found is None and result.message == SEVERAL:
+    # the givens the two readers see as two different digits
+    torn = [i for i in cells if shape[i].sum() >= OTHER_PRINT and int(shape[i].argmax()) + 1 != int(result.givens[i])]
+    found = all_solutions(parse_line(_without(result.givens, cells)), PICK_AMONG, timeout)
+    # ... of which the rules changed one that both readers read alike, each more likely than not: a solution
+    # made to fit misread givens
+    overruled = any(0 < printed.digits[i] == int(shape[i].argmax()) + 1 != int(result.givens[i])
+                    and printed.confidence[i] >= ALIKE and shape[i].max() >= ALIKE for i in torn)
+    if found is None and overruled and len(torn) < len(cells) and result.message != SEVERAL:
+        # too many solutions to weigh without every unsure given (a streaked picture: a third of the print
+        # below UNSURE_PRINT): the merely weak givens stand, and the torn ones alone are weighed
+        cells = torn
+        found = all_solutions(parse_line(_without(result.givens, cells)), PICK_AMONG, timeout)
+    if found is None and result.message == SEVERAL and torn:
         # too many to weigh, and the reading's own solution only one of several: a given the readers see as
         # two different digits is not passed off as read (the answer drawn would be a guess built on it)
-        torn = tuple(i for i in cells if shape[i].sum() >= OTHER_PRINT and int(shape[i].argmax()) + 1 != int(
-            result.givens[i]))
-        return (_torn(result, torn), torn) if torn else (result, ())
+        return _torn(result, tuple(torn)), tuple(torn)
     if not found or len(found) == 1:  # too many to weigh, or the sure givens settle it (the reading's own solution)
         return result, ()
     shape = shape / np.maximum(shape.sum(axis=1, keepdims=True), 1e-9)
@@ -497,9 +506,11 @@ def settle_unsure(result: BoardResult, printed: Reading, kinds: CellKinds, skip:
         asks[digits] = float(sum(ink[i, int(d) - 1] for i, d in zip(cells, digits)))
     best = max(asks, key=asks.__getitem__)
     contenders = [a for a, w in asks.items() if w >= asks[best] - np.log(INK_ODDS)]
-    if len(contenders) > 1:
-        torn = tuple(i for k, i in enumerate(cells) if len({a[k] for a in contenders}) > 1)
-        return _torn(result, torn), torn
+    if len(contenders) > 1:  # the cells they disagree on are named; where they all agree, their digit is read
+        split = tuple(i for k, i in enumerate(cells) if len({a[k] for a in contenders}) > 1)
+        agreed = {i: contenders[0][k] for k, i in enumerate(cells) if i not in split}
+        givens = "".join(agreed.get(i, c) for i, c in enumerate(result.givens))
+        return _torn(replace(result, givens=givens), split), split
     if all(result.givens[i] == d for i, d in zip(cells, best)):
         return result, ()
     givens = "".join(best[cells.index(i)] if i in cells else c for i, c in enumerate(result.givens))
@@ -507,6 +518,11 @@ def settle_unsure(result: BoardResult, printed: Reading, kinds: CellKinds, skip:
     note = tuple(f"{NAMES[i]}: {result.givens[i]}->{d}" for i, d in zip(cells, best) if result.givens[i] != d)
     return replace(result, givens=givens, solution=solution, corrected=result.corrected + note,
                    message="; ".join(filter(None, [result.message, "corrected by the ink: " + ", ".join(note)]))), ()
+
+
+def _without(givens: str, cells: list[int]) -> str:
+    """``givens`` with ``cells`` left blank."""
+    return "".join("." if i in cells else c for i, c in enumerate(givens))
 
 
 def _torn(result: BoardResult, torn: tuple[int, ...]) -> BoardResult:
