@@ -555,6 +555,7 @@ SURE_DIGIT = 0.5
 # pencilled candidates are about 0.6 of them (0.45-0.8 on the handwritten photos), entries about 1 (>= 0.78).
 LONE_ENTRY = 0.85  # one small digit, read as candidates, this tall and the solution's digit: an entry written small
 SEEN_ENTRY = 2 / 3  # an entry the gate would drop as a smudge, this tall and the solution's digit: kept
+AGREED_ENTRY = 0.55  # ... this tall when both readers name the solution's digit on a written-on page
 SMALL_ENTRY = 0.75  # an unsure entry on a page with pencil marks, smaller than this (entries: >= 0.78): candidates
 REFERENCE = 5
 MIN_REFERENCE = 3
@@ -926,7 +927,12 @@ def written_part(givens: str, kinds: CellKinds, printed: Reading, solution: str 
             # on a written-on page, the entry model's reading counts too: blurred, small or off a screen, the
             # kind model still sees a handwritten digit but misreads which (a 3 taken for a 2). Its two readers
             # leaving the solution's digit a fair chance (DOUBT, as below) is enough: it is read as that digit
+            # ``AGREED_ENTRY``: both readers name the solution's digit, so a shorter blob (a 5 whose bar stands
+            # apart) is enough
             other = second.digits(faint)
+            agreed = [i for k, i in enumerate(faint)
+                      if int(kinds.digits[i]) == int(solution[i]) == int(other[k].argmax()) + 1]
+            seen[second.page_sized(kinds, agreed, AGREED_ENTRY)] = True
             faint = [i for k, i in enumerate(faint) if _chance(kinds, i, int(solution[i]) - 1, other[k]) >= DOUBT]
         else:
             faint = [i for i in faint if int(kinds.digits[i]) == int(solution[i])]
