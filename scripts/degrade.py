@@ -130,3 +130,28 @@ def glared_cells(glare: np.ndarray | None, corners: np.ndarray, limit: float = 0
     xi = np.clip(np.round(pts[:, 0]).astype(int), 0, w - 1)
     yi = np.clip(np.round(pts[:, 1]).astype(int), 0, h - 1)
     return glare[yi, xi] > limit
+
+
+def screen_photo(img: np.ndarray, rng: random.Random, cell_px: float) -> np.ndarray:
+    """``img`` shown on a phone screen and photographed: the sub-pixel stripes beating with the sensor's
+    (moire), the screen's black level and gamma, a little blur, resampled, JPEG. Drawn at random over a
+    broad range (stripe period, angle, depth, black level), sized to the cell (``cell_px``); the picture
+    keeps its size, so corners need no scaling."""
+    nrng = np.random.default_rng(rng.randrange(2**32))
+    f = img.astype(np.float32) / 255.0
+    h, w = f.shape[:2]
+    period = rng.uniform(0.06, 0.16) * cell_px
+    t = rng.uniform(-0.25, 0.25)
+    depth = rng.uniform(0.1, 0.4)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    phase = (xx * np.cos(t) + yy * np.sin(t)) / period
+    lit = f ** rng.uniform(1.0, 1.5) * rng.uniform(0.75, 0.95) + rng.uniform(0.02, 0.15)
+    if f.ndim == 3:
+        stripes = np.stack([1 - depth + depth * np.cos(2 * np.pi * (phase - k / 3)) for k in (2, 1, 0)], axis=-1)
+    else:
+        stripes = 1 - depth + depth * np.cos(2 * np.pi * phase)
+    out = cv2.GaussianBlur(lit * stripes * 255.0, (0, 0), rng.uniform(0.01, 0.04) * cell_px)
+    out = out + nrng.normal(0, rng.uniform(0, 4), out.shape).astype(np.float32)
+    out = np.clip(out, 0, 255).astype(np.uint8)
+    _, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, rng.randint(50, 95)])
+    return cv2.imdecode(buf, cv2.IMREAD_UNCHANGED)

@@ -87,6 +87,17 @@ def held_out_puzzles(folder: Path = DEFAULT_DIR / "printed") -> set[str]:
     return {ph.name for group in groups.values() if min(map(number, group)) % 5 == 0 for ph in group}
 
 
+def tuning_puzzles(folder: Path = DEFAULT_DIR / "printed") -> set[str]:
+    """Names of a tuning split carved out of the training puzzles, by puzzle as :func:`held_out_puzzles`:
+    a training puzzle whose lowest-numbered photo is 2 more than a multiple of 5. A model trained
+    without them (``train_entries.py --tuning``) is compared with another recipe's on them; the shipped
+    model is then trained on every training puzzle."""
+    groups: dict[str, list[Photo]] = {}
+    for ph in load(folder):
+        groups.setdefault(ph.givens, []).append(ph)
+    return {ph.name for group in groups.values() if min(map(number, group)) % 5 == 2 for ph in group}
+
+
 # --------------------------------------------------------------------------- photos with per-cell labels
 
 

@@ -24,6 +24,23 @@ strokes, blur and noise per batch. The held-out photos are read once at the end 
     # 12 min 45 s on the shared 2-core machine: data 3 min (one process; 72k crops), 20 epochs
     # 9.5 min (one torch thread, 26-37 s each); a second run with the same --cache skips the data
 
+Issue 21 (``--degraded``, default 0: off): a share of the synthetic pages and of the jittered photo
+cuts is first seen through a random camera and room (``degrade.camera``: dim light with shot and
+read noise, shadow, glare, blur of both kinds, down-scaling, JPEG) or, ``SCREEN_SHARE`` of them,
+off a phone screen (``degrade.screen_photo``); cells a glare washed out are left out. Tried with a
+tuning split carved by puzzle out of the training puzzles (``--tuning``: ``photos.tuning_puzzles``,
+21 mixed photos, never the held-out ones)::
+
+    nice -n 10 python scripts/train_entries.py --degraded 0.5 --tuning --cache /tmp/tune.npz --out /tmp/tune.onnx
+    # 29 min on the loaded shared machine (145 print fonts installed, not 263)
+
+On the tuning photos' 1037 entries (true corners, eval_robust's own conditions) it read 98.1% as
+taken, 97.6% at 320 px, 96.3% blurred, 95.3% shaken, 93.4% dim, 96.3% off a screen; the shipped
+model 99.5 / 99.4 / 96.2 / 96.6 / 90.6 / 96.1%, but it was trained on those very photos (the older
+photo-number split). Read end to end (``eval_robust``'s mixed photos of the tuning puzzles, six
+conditions) both split 123 of 126 exactly, with 0 false alarms and 8 doubts (shipped) against 11:
+no gain shown, so the shipped model stays the one below.
+
 Seeded (``--seed``, default 1): the data and the training repeat. The shipped model is from the
 command above; held-out entries read 98.9% (1674 cells, ``eval_entries.py``: kinds model 98.2%).
 """
@@ -41,14 +58,16 @@ import numpy as np
 
 from ar_sudoku.vision.entries import FIT, SIZE, entry_crops
 from ar_sudoku.vision.kinds import warp_views_grid
-from photos import HELD_OUT, Sample, jitter
-from train_cells import Glyphs, hand_fonts, photo_splits, predict, red_bank, synth_page
+from degrade import camera, glared_cells, screen_photo
+from photos import HELD_OUT, Sample, jitter, tuning_puzzles
+from train_cells import Glyphs, grid_crop, hand_fonts, photo_splits, predict, red_bank, synth_page
 from train_digits import export_onnx, find_fonts, fit
 
 ROOT = Path(__file__).resolve().parents[1]
 CLASSES = [str(d) for d in range(1, 10)]
 # corner jitter, in cells: a grid finder's usual error, and a poor one (lines well inside the crop region)
 SIGMAS = (0.05, 0.1)
+SCREEN_SHARE = 0.15  # of the degraded pictures: a puzzle on a phone screen, photographed (moire)
 
 
 # --------------------------------------------------------------------------- data
@@ -59,17 +78,40 @@ def entry_cells(labels: np.ndarray) -> np.ndarray:
     return np.flatnonzero((labels >= 10) & (labels <= 18))
 
 
-def photo_crops(args: tuple[Sample, int, int]) -> tuple[np.ndarray, np.ndarray]:
-    """Crops of one photo's entries: the true corners, then ``jitters - 1`` jittered ones (SIGMAS in turn)."""
-    s, jitters, seed = args
+def shot(img: np.ndarray, corners: np.ndarray, rng: random.Random) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``img`` (grey or BGR) through a random camera and room (``degrade.camera``) or, a ``SCREEN_SHARE`` of the
+    time, off a phone screen (``degrade.screen_photo``): the grey picture, the corners in it, and the
+    cells a glare washed out (left out of training, never relabelled)."""
+    side = float(np.ptp(corners, axis=0).max())
+    grey = lambda x: x if x.ndim == 2 else cv2.cvtColor(x, cv2.COLOR_BGR2GRAY)  # noqa: E731
+    if rng.random() < SCREEN_SHARE:
+        return grey(screen_photo(img, rng, side / 9)), corners, np.zeros(81, bool)
+    out = camera(img, rng, side)
+    corners = corners * np.float32(out.scale)
+    return grey(out.image), corners, glared_cells(out.glare, corners)
+
+
+def photo_crops(args: tuple[Sample, int, int, float]) -> tuple[np.ndarray, np.ndarray]:
+    """Crops of one photo's entries: the true corners, then ``jitters - 1`` jittered ones (SIGMAS in turn),
+    a share ``degraded`` of these seen through a random camera first (:func:`shot`)."""
+    s, jitters, seed, degraded = args
     rng = random.Random(seed)
     cells = entry_cells(s.labels)
     if not len(cells):
         return np.zeros((0, SIZE, SIZE), np.float32), np.zeros(0, np.int64)
-    gray = cv2.imread(str(s.path), cv2.IMREAD_GRAYSCALE)
-    xs = [entry_crops(warp_views_grid(gray, s.corners if j == 0 else jitter(s.corners, rng, SIGMAS[j % 2])), cells)
-          for j in range(jitters)]
-    return np.concatenate(xs), np.tile(s.labels[cells] - 10, jitters)
+    img, corners = grid_crop(cv2.imread(str(s.path)), s.corners)
+    gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    xs, ys = [], []
+    for j in range(jitters):
+        c = corners if j == 0 else jitter(corners, rng, SIGMAS[j % 2])
+        seen, keep = gray, cells
+        if j and rng.random() < degraded:
+            seen, c, lost = shot(img, c, rng)
+            keep = cells[~lost[cells]]
+        if len(keep):
+            xs.append(entry_crops(warp_views_grid(seen, c), keep))
+            ys.append(s.labels[keep] - 10)
+    return np.concatenate(xs), np.concatenate(ys)
 
 
 class ElasticGlyphs(Glyphs):
@@ -88,16 +130,21 @@ class ElasticGlyphs(Glyphs):
         return g
 
 
-def synth_crops(args: tuple[int, int, Glyphs]) -> tuple[np.ndarray, np.ndarray]:
-    """The entries of ``pages`` synthetic pages, cut from grids warped with jittered corners."""
-    pages, seed, glyphs = args
+def synth_crops(args: tuple[int, int, Glyphs, float]) -> tuple[np.ndarray, np.ndarray]:
+    """The entries of ``pages`` synthetic pages, cut from grids warped with jittered corners, a share
+    ``degraded`` of the pages seen through a random camera first (:func:`shot`)."""
+    pages, seed, glyphs, degraded = args
     rng = random.Random(seed)
     xs, ys = [], []
     for _ in range(pages):
         pic, corners, labels = synth_page(rng, glyphs)
         cells = entry_cells(labels)
+        corners = jitter(corners, rng, rng.choice(SIGMAS))
+        if len(cells) and rng.random() < degraded:
+            pic, corners, lost = shot(pic, corners, rng)
+            cells = cells[~lost[cells]]
         if len(cells):
-            xs.append(entry_crops(warp_views_grid(pic, jitter(corners, rng, rng.choice(SIGMAS))), cells))
+            xs.append(entry_crops(warp_views_grid(pic, corners), cells))
             ys.append(labels[cells] - 10)
     return np.concatenate(xs), np.concatenate(ys)
 
@@ -188,6 +235,10 @@ def main() -> int:
     ap.add_argument("--hand-jitters", type=int, default=10, help="corner-jittered cuts per handwritten photo")
     ap.add_argument("--hand-weight", type=float, default=2.0, help="loss weight of the handwritten-photo cells")
     ap.add_argument("--epochs", type=int, default=20)
+    ap.add_argument("--degraded", type=float, default=0.0,
+                    help="share of synthetic pages and jittered photo cuts seen through a random camera and room")
+    ap.add_argument("--tuning", action="store_true",
+                    help="leave the tuning puzzles (photos.tuning_puzzles) out too, to compare recipes on them")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workers", type=int, default=1, help="processes making the data (the machine is shared)")
     ap.add_argument("--threads", type=int, default=1, help="torch threads")
@@ -201,6 +252,9 @@ def main() -> int:
     rng = random.Random(args.seed)
     np.random.seed(args.seed)
     hand_train, hand_held, sp_train, sp_held = photo_splits()
+    if args.tuning:  # the tuning puzzles' photos (printed and mixed) leave training, red strokes included
+        tuning = tuning_puzzles()
+        sp_train = [s for s in sp_train if s.name not in tuning]
     mixed_train = [s for s in sp_train if s.group == "mixed"]
     mixed_held = [s for s in sp_held if s.group == "mixed"]
     print(f"photos: handwritten {len(hand_train)} train / {len(hand_held)} held out; mixed {len(mixed_train)} train "
@@ -220,13 +274,14 @@ def main() -> int:
         print(f"fonts: {n_print} print, {n_hand} handwriting; {n_bank} real handwritten digits from mixed/ "
               f"({time.time() - t0:.0f} s)", flush=True)
         chunks = max(1, args.workers) * 4
-        jobs = [(args.pages // chunks + (k < args.pages % chunks), args.seed * 1000 + k, glyphs) for k in range(chunks)]
+        jobs = [(args.pages // chunks + (k < args.pages % chunks), args.seed * 1000 + k, glyphs, args.degraded)
+                for k in range(chunks)]
         xs_s, ys_s = gather(jobs, synth_crops, args.workers)
         print(f"synthetic: {len(xs_s)} entries ({time.time() - t0:.0f} s)", flush=True)
-        xs_m, ys_m = gather([(s, args.mixed_jitters, rng.randrange(2**31)) for s in mixed_train], photo_crops,
-                            args.workers)
-        xs_h, ys_h = gather([(s, args.hand_jitters, rng.randrange(2**31)) for s in hand_train], photo_crops,
-                            args.workers)
+        xs_m, ys_m = gather([(s, args.mixed_jitters, rng.randrange(2**31), args.degraded) for s in mixed_train],
+                            photo_crops, args.workers)
+        xs_h, ys_h = gather([(s, args.hand_jitters, rng.randrange(2**31), args.degraded) for s in hand_train],
+                            photo_crops, args.workers)
         print(f"photo entries: mixed {len(xs_m)}, handwritten {len(xs_h)} ({time.time() - t0:.0f} s)", flush=True)
         if args.cache:
             np.savez(args.cache, **dict(zip(names, (xs_s, ys_s, xs_m, ys_m, xs_h, ys_h))),
@@ -245,7 +300,7 @@ def main() -> int:
     # the held-out photos, true corners: read once for the record (never used to choose anything)
     held = {}
     for name, samples in (("mixed", mixed_held), ("handwritten", hand_held)):
-        hx, hy = gather([(s, 1, 0) for s in samples], photo_crops, 1)
+        hx, hy = gather([(s, 1, 0, 0.0) for s in samples], photo_crops, 1)
         acc = float((predict(model, hx) == hy).mean()) if len(hy) else float("nan")
         held[name] = {"accuracy": round(acc, 4), "cells": len(hy)}
         print(f"held-out {name} entries: accuracy {acc:.4f} ({len(hy)} cells, true corners)", flush=True)
@@ -267,7 +322,8 @@ def main() -> int:
             "hand_jitters": args.hand_jitters,
             "handwritten_puzzles_held_out": list(HELD_OUT),
             "mixed_photos_held_out": sorted(s.name for s in mixed_held),
-            "class_counts": counts,
+            "class_counts": counts, "degraded": args.degraded, "screen_share": SCREEN_SHARE,
+            "tuning_puzzles_left_out": args.tuning,
         },
         "held_out_accuracy": {**held, "note": "true corners; scripts/eval_entries.py compares with the kind model"},
         "network": {"conv_widths": list(widths), "parameters": n_params},

@@ -159,3 +159,29 @@ def test_a_neat_entry_in_a_small_picture_stands_off_the_prints_places_and_is_rea
     monkeypatch.setattr(reading, "misplaced_print_is_written", lambda kinds, second: kinds)
     _, before, _, _ = _read(robust, "image1048", "half")
     assert before["cells"][5 * 9 + 8] == "g"
+
+
+@pytest.mark.data
+@pytest.mark.parametrize(("name", "condition", "cells"), [("image11", "w320", (13,)), ("image23", "motion", (59, 77))])
+def test_an_entry_the_kind_model_misreads_and_the_digit_cutter_misses_is_kept_when_the_entry_model_reads_it(
+        robust, name, condition, cells):
+    """image11 at 320 px (r2c5, a 2 the kind model read as 7) and image23 shaken (r7c6 and r9c5, a 4 and a 6
+    read as 2): the kind model saw handwriting but not which digit, the digit model's cutter saw nothing, and
+    the entries were dropped as smudges. On a written-on page the entry model's reading now counts too: the
+    two readers leaving the solution's digit a fair chance (``reading.DOUBT``) keep the entry."""
+    item, obj, _, _ = _read(robust, name, condition)
+    assert all(obj["entries"][i] == item.entries[i] != "." for i in cells)
+    assert _split_exactly(item, obj)
+
+
+@pytest.mark.data
+def test_a_five_whose_bar_stands_apart_is_kept_when_both_readers_name_the_solutions_digit(robust):
+    """image80 in the benchmark's dim room: the 5 at r9c4 lost its detached bar to the blob search and measured
+    0.64 of the page's entries, short of ``SEEN_ENTRY``, so the entry was dropped as a smudge. When the kind
+    model and the entry model both read the solution's digit, ``AGREED_ENTRY`` of the page's height is enough."""
+    from ar_sudoku.vision.reading import AGREED_ENTRY, SEEN_ENTRY
+
+    item, obj, _, _ = _read(robust, "image80", "dim")
+    assert obj["entries"][75] == item.entries[75] == "5"
+    assert _split_exactly(item, obj)
+    assert AGREED_ENTRY < SEEN_ENTRY

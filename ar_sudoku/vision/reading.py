@@ -571,6 +571,7 @@ SURE_DIGIT = 0.5
 # pencilled candidates are about 0.6 of them (0.45-0.8 on the handwritten photos), entries about 1 (>= 0.78).
 LONE_ENTRY = 0.85  # one small digit, read as candidates, this tall and the solution's digit: an entry written small
 SEEN_ENTRY = 2 / 3  # an entry the gate would drop as a smudge, this tall and the solution's digit: kept
+AGREED_ENTRY = 0.55  # ... this tall when both readers name the solution's digit on a written-on page
 SMALL_ENTRY = 0.75  # an unsure entry on a page with pencil marks, smaller than this (entries: >= 0.78): candidates
 REFERENCE = 5
 MIN_REFERENCE = 3
@@ -884,6 +885,18 @@ class EntryOpinion:
         return out
 
 
+def _chance(kinds: CellKinds, i: int, right: int, other: np.ndarray | None) -> float:
+    """The odds of digit ``right`` (0-8) in cell ``i`` against the likeliest, the two readers' averaged geometrically.
+
+    The kind model's odds are of the digit as written or (misread) as print.
+    """
+    digit_p = np.maximum(kinds.probs[i, 10:19], kinds.probs[i, 1:10])
+    chance = float(digit_p[right] / max(float(digit_p.max()), 1e-9))
+    if other is not None:
+        chance = float(np.sqrt(chance * other[right] / max(float(other.max()), 1e-9)))
+    return chance
+
+
 def _sure_mistake(kinds: CellKinds, i: int, read: int, right: int, other: np.ndarray | None) -> bool:
     """Both readers, each on its own, sure that cell ``i`` holds handwritten ``read`` and not ``right`` (0-8)."""
     p = kinds.probs[i]
@@ -925,16 +938,26 @@ def written_part(givens: str, kinds: CellKinds, printed: Reading, solution: str 
     if kinds.ink is not None:
         seen |= (kinds.ink > 0) & (p_entry >= 0.5)
     if solution and second is not None:  # a faint or thin entry of the solution's digit, as tall as the page's entries
-        faint = [i for i, ch in enumerate(kinds.cells)
-                 if ch == "e" and not seen[i] and is_empty(givens[i]) and int(kinds.digits[i]) == int(solution[i])]
+        faint = [i for i, ch in enumerate(kinds.cells) if ch == "e" and not seen[i] and is_empty(givens[i])]
+        if faint and _sure_of_writing(kinds):
+            # on a written-on page, the entry model's reading counts too: blurred, small or off a screen, the
+            # kind model still sees a handwritten digit but misreads which (a 3 taken for a 2). Its two readers
+            # leaving the solution's digit a fair chance (DOUBT, as below) is enough: it is read as that digit
+            # ``AGREED_ENTRY``: both readers name the solution's digit, so a shorter blob (a 5 whose bar stands
+            # apart) is enough
+            other = second.digits(faint)
+            agreed = [i for k, i in enumerate(faint)
+                      if int(kinds.digits[i]) == int(solution[i]) == int(other[k].argmax()) + 1]
+            seen[second.page_sized(kinds, agreed, AGREED_ENTRY)] = True
+            faint = [i for k, i in enumerate(faint) if _chance(kinds, i, int(solution[i]) - 1, other[k]) >= DOUBT]
+        else:
+            faint = [i for i in faint if int(kinds.digits[i]) == int(solution[i])]
         seen[second.page_sized(kinds, faint, SEEN_ENTRY)] = True
     letters = "".join("." if ch == "e" and not seen[i] else ch for i, ch in enumerate(kinds.cells))
     read = kinds.digits.copy()
     read[list(unreadable)] = 0
     doubts: list[tuple[int, str]] = []
     if solution:
-        # the written digit's chance, as an entry or (misread) as print
-        digit_p = np.maximum(kinds.probs[:, 10:19], kinds.probs[:, 1:10])
         odd = [int(i) for i in np.flatnonzero(read) if int(read[i]) != int(solution[i])]
         other = second.digits(odd) if odd and second is not None else None
         written = kinds.probs[:, 1:19].sum(axis=1)  # a digit was written there at all (entry, or misread as print)
@@ -943,10 +966,7 @@ def written_part(givens: str, kinds: CellKinds, printed: Reading, solution: str 
             if written[i] < SURE_WRITTEN:  # perhaps large pencil marks, not an entry: no mistake claimed
                 read[i] = right + 1
                 continue
-            chance = digit_p[i, right] / digit_p[i].max()  # the right digit's odds against the likeliest
-            if other is not None:  # the two readers' odds, averaged geometrically
-                chance = np.sqrt(chance * other[k, right] / other[k].max())
-            if chance >= DOUBT:
+            if _chance(kinds, i, right, None if other is None else other[k]) >= DOUBT:
                 read[i] = right + 1
             elif not _sure_mistake(kinds, i, int(read[i]) - 1, right, None if other is None else other[k]):
                 doubts.append((i, str(int(read[i]))))
