@@ -945,11 +945,11 @@ def written_part(givens: str, kinds: CellKinds, printed: Reading, solution: str 
             # leaving the solution's digit a fair chance (DOUBT, as below) is enough: it is read as that digit
             # ``AGREED_ENTRY``: both readers name the solution's digit, so a shorter blob (a 5 whose bar stands
             # apart) is enough
-            other = second.digits(faint)
+            entry_odds = second.digits(faint)
             agreed = [i for k, i in enumerate(faint)
-                      if int(kinds.digits[i]) == int(solution[i]) == int(other[k].argmax()) + 1]
+                      if int(kinds.digits[i]) == int(solution[i]) == int(entry_odds[k].argmax()) + 1]
             seen[second.page_sized(kinds, agreed, AGREED_ENTRY)] = True
-            faint = [i for k, i in enumerate(faint) if _chance(kinds, i, int(solution[i]) - 1, other[k]) >= DOUBT]
+            faint = [i for k, i in enumerate(faint) if _chance(kinds, i, int(solution[i]) - 1, entry_odds[k]) >= DOUBT]
         else:
             faint = [i for i in faint if int(kinds.digits[i]) == int(solution[i])]
         seen[second.page_sized(kinds, faint, SEEN_ENTRY)] = True
