@@ -655,8 +655,21 @@ def _flatter(gray: np.ndarray, lattice: np.ndarray) -> np.ndarray:
     return flat if contrast > 0 and (gain >= FLATTER or (local and gain >= 0)) else lattice
 
 
+AGREE = 0.25  # cells: a refitted corner this close to the outline's agrees with it
+
+
+def _agrees(fit: np.ndarray, outline: np.ndarray) -> bool:
+    """A flat refit's corners against the outline's they were fitted from: all but one within ``AGREE`` cells.
+    image1049 (a fold at one corner) moves that corner half a cell and the others a tenth (the outline's
+    outer edge to the lines' centres): one corner set right, the rest of the outline confirmed."""
+    cell = float(np.linalg.norm(outline[0] - outline[2])) / (9 * 2**0.5)
+    moved = np.linalg.norm(fit - outline, axis=1)
+    return int((moved > AGREE * cell).sum()) <= 1
+
+
 def find_grid(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.02,
-              allow_cut: bool = True, precise: bool = True, passes: int = ALL) -> GridQuad | None:
+              allow_cut: bool = True, precise: bool = True, passes: int = ALL,
+              agreeing: bool = False) -> GridQuad | None:
     """The puzzle's grid in ``image`` (BGR or gray), or None when there is none.
 
     ``allow_cut=False`` (the live loop) refuses a grid with two corners on one
@@ -664,6 +677,11 @@ def find_grid(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.02
     be wrong. A photo keeps it: people crop close. ``precise`` fits the
     crossings to the lines at full resolution (a few ms); without it a flat
     grid's corners are the outline's (the live loop, where tracking refines).
+    ``agreeing`` (with ``precise``) takes a fit that moves a flat outline's
+    corners only when it is flat (refitted flat, and no bend left after its
+    refinement) and keeps all but one of them (``_agrees``):
+    one corner off its lines (a fold, a border missing there) is set right,
+    while a fit that noise or a glare bent keeps the outline's corners.
 
     Passes, cheapest first: the plain binary image; long lines only (a grid
     touching text or a second puzzle); a gentler threshold (faint print); the
@@ -673,14 +691,15 @@ def find_grid(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.02
     A photo (``allow_cut``) in which no pass finds a grid is searched once more with a shaken
     camera's streak taken out, when it shows one.
     """
-    return _search(to_gray(image), min_score, min_area, allow_cut, precise, passes, streaked=allow_cut)[0]
+    return _search(to_gray(image), min_score, min_area, allow_cut, precise, passes, streaked=allow_cut,
+                   agreeing=agreeing)[0]
 
 
 Searched = tuple[GridQuad | None, tuple[np.ndarray, list[np.ndarray]] | None, float]
 
 
 def _search(gray: np.ndarray, min_score: float = 0.25, min_area: float = 0.02, allow_cut: bool = True,
-            precise: bool = True, passes: int = ALL, streaked: bool = False) -> Searched:
+            precise: bool = True, passes: int = ALL, streaked: bool = False, agreeing: bool = False) -> Searched:
     """:func:`find_grid` on a grey picture, with the working-size picture it searched, that picture's largest
     outlines and its scale (where :func:`find_grids` looks for the other puzzles). ``passes``: ``CLEAR``, the
     first two only (a grid checked for one inside it); ``FLAT``, not the curled or cut ones (an outline that
@@ -695,7 +714,7 @@ def _search(gray: np.ndarray, min_score: float = 0.25, min_area: float = 0.02, a
         return None, None, 1.0
     scale = min(1.0, WORK_SIZE / max(h, w))
     small = shrink(gray, (round(w * scale), round(h * scale))) if scale < 1 else gray
-    searched = _look(gray, small, scale, min_score, min_area, allow_cut, precise, passes)
+    searched = _look(gray, small, scale, min_score, min_area, allow_cut, precise, passes, agreeing)
     if searched[0] is not None or not streaked or passes != ALL:
         return searched
     streak = picture_streak(small)
@@ -713,11 +732,11 @@ def _search(gray: np.ndarray, min_score: float = 0.25, min_area: float = 0.02, a
     x1, y1 = np.ceil(pts.max(axis=0) + reach).astype(int)
     sharp = gray.copy()
     sharp[y0:y1, x0:x1] = deconvolve(gray[y0:y1, x0:x1], streak.scaled(1 / scale))
-    return _look(sharp, clear, scale, min_score, min_area, allow_cut, precise, passes)
+    return _look(sharp, clear, scale, min_score, min_area, allow_cut, precise, passes, agreeing)
 
 
 def _look(gray: np.ndarray, small: np.ndarray, scale: float, min_score: float, min_area: float, allow_cut: bool,
-          precise: bool, passes: int) -> Searched:
+          precise: bool, passes: int, agreeing: bool = False) -> Searched:
     """:func:`_search`'s passes over ``small`` (``gray`` at ``scale``, the working size)."""
     area_min = min_area * small.shape[0] * small.shape[1]
     binary = binarize(small)
@@ -776,9 +795,15 @@ def _look(gray: np.ndarray, small: np.ndarray, scale: float, min_score: float, m
     elif lattice is not None and bend_of(lattice) >= BENT:
         flat = _flatter(gray, lattice)
         if flat is not lattice:  # the outline's corners were off its lines: the refitted grid's own corners
+            outline = found.corners / scale
+            if agreeing and found.lattice is None and (bend_of(flat) >= BENT
+                                                       or not _agrees(corners_of(flat), outline)):
+                return GridQuad(outline, found.score), (small, largest), scale
             return GridQuad(corners_of(flat), found.score, flat), (small, largest), scale
     if lattice is None or bend_of(lattice) < BENT:
         return GridQuad(found.corners / scale, found.score, lattice), (small, largest), scale
+    if agreeing and found.lattice is None:  # a flat outline the fit bent: the outline is trusted more
+        return GridQuad(found.corners / scale, found.score), (small, largest), scale
     return GridQuad(corners_of(lattice), found.score, lattice), (small, largest), scale
 
 
