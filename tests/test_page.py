@@ -243,3 +243,111 @@ def test_set_names_a_puzzle_of_the_page_and_a_puzzle_the_page_lacks_is_said(tmp_
     assert got[0]["givens"] == page.givens[0]
     assert got[1]["givens"] == page.givens[1][:cell] + "." + page.givens[1][cell + 1:]
     assert "--set 4:" in got[0]["message"] and "holds 2 puzzles" in got[0]["message"]
+
+
+def _train_page(kit, seed: int, pages: int, per_page: int, index: int):
+    """``eval_page.py --split train --pages PAGES --seed SEED``'s real page ``index`` of ``per_page`` photos."""
+    eval_page, by_name = kit
+    import photos
+
+    held = photos.held_out_puzzles()
+    train = sorted((p for p in by_name.values() if p.name not in held and p.corners is not None),
+                   key=lambda p: p.name)  # as photos.load gives them
+    rng = random.Random(seed)
+    page = None
+    for per, count in ((2, pages), (3, pages // 2)):
+        for k, group in enumerate(eval_page.real_pages(train, count, per, rng)):
+            page = eval_page.real_page(group, rng)
+            if (per, k) == (per_page, index):
+                return [p.name for p in group], page
+    raise AssertionError("no such page")
+
+
+# ``eval_page.py --split train --pages 120 --seed 2``: image209 (its grid's bottom line on the page's cut, the
+# box's rule above it) and image87 (its outline run into the text column beside it): the squares searched around
+# each gave a true flat grid and a shifted curled fit scored alike on their own crops; on the whole picture
+# through their own crossings (``grid._clarity``) the true grid is clearer (each failed before)
+# and ``--seed 1`` page 2x #65: image77's curled fit (0.731 on the whole picture, against its flat fit's 0.722)
+# misreads a 6 as 5 and solves: a wrong answer drawn; a curled fit gives up ``grid.CURL_DOUBT`` there
+CLEARER = [(2, 120, 2, 11, ["image209", "image136"]), (2, 120, 2, 23, ["image87", "image84"]),
+           (1, 120, 2, 65, ["image188", "image77"])]
+
+
+@pytest.mark.data
+@pytest.mark.parametrize(("seed", "pages", "per_page", "index", "names"), CLEARER,
+                         ids=["a box's rule above the grid", "text beside the grid", "a curled fit no clearer"])
+def test_fits_found_on_different_crops_of_a_page_are_compared_on_the_whole_picture(page_kit, seed, pages,
+                                                                                   per_page, index, names):
+    from ar_sudoku.ar.photo import analyse_page
+    from ar_sudoku.vision.digits import DigitReader
+    from ar_sudoku.vision.kinds import KindReader
+
+    eval_page, _ = page_kit
+    got_names, page = _train_page(page_kit, seed, pages, per_page, index)
+    assert got_names == names
+    found, held = analyse_page(page.image, DigitReader(), kinds=KindReader())
+    assert held == len(names)
+    got = eval_page.score(page, [a.result for a in found])
+    assert got["all_right"] and got["wrong"] == 0, got
+    for analysis, corners in zip(found, page.corners):
+        cell = float(np.ptp(corners[:, 0])) / 9
+        assert np.abs(analysis.result.corners - corners).max() < 0.5 * cell
+
+
+@pytest.mark.data
+def test_a_blurred_grid_whose_outline_is_broken_open_at_the_pages_size_is_still_found(page_kit):
+    """``eval_page.py --split train --pages 120 --seed 4``, page 3x #42: at the page's working size image44's
+    blurred border breaks, and its outline is a thin open line with a twentieth of its quad's area, below the
+    least area an outline needs; it looks clearly like a grid (``grid._open_outlines``) and is searched on its
+    own. It was not found (two puzzles of three)."""
+    from ar_sudoku.ar.photo import analyse_page
+    from ar_sudoku.vision.digits import DigitReader
+    from ar_sudoku.vision.kinds import KindReader
+
+    eval_page, _ = page_kit
+    names, page = _train_page(page_kit, 4, 120, 3, 42)
+    assert names == ["image44", "image81", "image1067"]
+    found, held = analyse_page(page.image, DigitReader(), kinds=KindReader())
+    assert held == 3
+    got = eval_page.score(page, [a.result for a in found])
+    assert got["all_right"] and got["wrong"] == 0 and got["extra"] == 0, got
+
+
+@pytest.mark.data
+def test_print_the_kind_model_is_torn_on_between_print_and_an_entry_is_a_given_on_a_page_not_written_on(page_kit):
+    """``eval_page.py --split train --pages 120 --seed 3``, page 3x #27: image209 scaled to its neighbours' size,
+    its given "5" at r3c7 is an entry to the kind model by a hair (0.45 against 0.43 print); nothing else on the
+    page is written, and the puzzle solves without it, so it was lost from the givens (``reading._hesitant_print``)."""
+    from ar_sudoku.ar.photo import analyse_page
+    from ar_sudoku.vision.digits import DigitReader
+    from ar_sudoku.vision.kinds import KindReader
+
+    eval_page, _ = page_kit
+    names, page = _train_page(page_kit, 3, 120, 3, 27)
+    assert names == ["image182", "image40", "image209"]
+    found, held = analyse_page(page.image, DigitReader(), kinds=KindReader())
+    assert held == 3
+    got = eval_page.score(page, [a.result for a in found])
+    assert got["all_right"] and got["wrong"] == 0, got
+    assert found[2].result.written is not None and found[2].result.written.entries == "." * 81
+
+
+@pytest.mark.data
+def test_a_flat_grid_whose_reading_the_rules_corrected_is_not_swapped_for_a_curled_refit_that_loses_a_given(
+        page_kit):
+    """image209 beside image136 (seed 14): its grid is found flat and on its lines, and its reading solves with
+    one correction (a 6 read as 5). A refit bent a row up at one corner solved with none, a given lost on the
+    way, and was taken for it; on a page a curled refit replaces a flat grid only when the flat one's reading
+    does not solve."""
+    from ar_sudoku.ar.photo import analyse_page
+    from ar_sudoku.vision.digits import DigitReader
+    from ar_sudoku.vision.kinds import KindReader
+
+    eval_page, _ = page_kit
+    page = _page(page_kit, ("image209", "image136"), 14)
+    found, held = analyse_page(page.image, DigitReader(), kinds=KindReader())
+    assert held == 2
+    got = eval_page.score(page, [a.result for a in found])
+    assert got["all_right"] and got["wrong"] == 0, got
+    cell = float(np.ptp(page.corners[0][:, 0])) / 9
+    assert np.abs(found[0].result.corners - page.corners[0]).max() < 0.5 * cell

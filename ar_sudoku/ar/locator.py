@@ -141,12 +141,13 @@ class BoardLocator:
         """Where the board was found (full-size pixels): a near-only locator detects around it next."""
         self.last_corners = np.asarray(corners, np.float32).reshape(4, 2)
 
-    def _detect(self, near: np.ndarray | None, precise: bool = False) -> GridQuad | None:
+    def _detect(self, near: np.ndarray | None, precise: bool = False, agreeing: bool = False) -> GridQuad | None:
         """The grid on the working frame (working-size pixels): anywhere, or only around ``near``; ``precise``,
         its corners where its lines cross (``find_grid``), not the outline's: an outline's corner can sit a
-        quarter cell off the grid (a fold, a border missing at a corner)."""
+        quarter cell off the grid (a fold, a border missing at a corner); ``agreeing``, only where that fit
+        agrees with the outline but for one corner."""
         if not self.near_only:
-            return find_grid(self.small, allow_cut=False, precise=precise)
+            return find_grid(self.small, allow_cut=False, precise=precise, agreeing=agreeing)
         if near is None:
             return None
         k = self.scale
@@ -166,7 +167,7 @@ class BoardLocator:
         if s < 1.0:
             crop = cv2.resize(crop, (max(1, round(crop.shape[1] * s)), max(1, round(crop.shape[0] * s))),
                               interpolation=cv2.INTER_AREA)
-        quad = find_grid(crop, allow_cut=False, precise=precise)
+        quad = find_grid(crop, allow_cut=False, precise=precise, agreeing=agreeing)
         if quad is None:
             return None
         if s < 1.0:
@@ -188,13 +189,15 @@ class BoardLocator:
         self.edges.clear()
         self.held = 0
 
-    def locate(self, frame_index: int, settled: bool, doubtful: bool = False, precise: bool = False) -> Located:
+    def locate(self, frame_index: int, settled: bool, doubtful: bool = False, precise: bool = False,
+               agreeing: bool = False) -> Located:
         """Track the board, and detect it on every frame until it is settled (the reading needs exact
         corners) or while it moves fast; once settled, now and then, to correct drift.
 
         ``doubtful``: the board's reading has no solution. A grid detected around the tracked one is then taken
         (the track may have started on a part of the grid, its box lines, as a page slid in), not refused as the
-        page's edge around it. ``precise``: detect with the corners fitted to the lines' crossings."""
+        page's edge around it. ``precise``: detect with the corners fitted to the lines' crossings (``agreeing``:
+        only where that fit agrees with the outline but for one corner, ``find_grid``)."""
         k = self.scale
         prev = self.last_corners
         held, self.held = self.held, 0  # frames the board was held before this one; a found board ends a hold
@@ -214,7 +217,7 @@ class BoardLocator:
             np.abs(tracked - prev).max()) > 0.01 * side(tracked))
         if tracked is not None and settled and not moving and frame_index % self.redetect_every:
             return Located(tracked, False)
-        quad = self._detect(tracked if tracked is not None else prev, precise)
+        quad = self._detect(tracked if tracked is not None else prev, precise, agreeing)
         if quad is None:
             return self._hold(prev, held) if tracked is None and settled else Located(tracked, False)
         edge = not doubtful and _surrounds(quad.corners / k, tracked) if tracked is not None else False

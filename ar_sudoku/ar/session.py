@@ -473,10 +473,12 @@ class ARSession:
         settled = self.state in (State.SOLVED, State.SUSPECT)
         # precise (corners where the lines cross) once the board is solved, where its answer is drawn, or once
         # it was read without a solution: an outline's corner a quarter cell off the grid's (a fold, a border
-        # missing at a corner) loses a row's givens. Not while a first reading is voted: a crossings' fit made
-        # bent by a dim room's noise or a glare spot moves the corners the votes are read through
+        # missing at a corner) loses a row's givens. While a first reading is voted, only a fit that agrees
+        # with the outline but for that one corner: a crossings' fit made bent by a dim room's noise or a
+        # glare spot moves the corners the votes are read through
+        exact = self.board.doubted or settled
         loc = self.locator.locate(self.frame_index, settled=settled, doubtful=self.state is State.UNSOLVABLE,
-                                  precise=self.board.doubted or settled)
+                                  precise=True, agreeing=not exact)
         self.streaked = loc.held and loc.streaked
         if loc.held and loc.corners is not None and not self._same_pattern(loc.corners):
             # not the board blurred where it was: the givens' ink is gone, and so is the board

@@ -655,8 +655,21 @@ def _flatter(gray: np.ndarray, lattice: np.ndarray) -> np.ndarray:
     return flat if contrast > 0 and (gain >= FLATTER or (local and gain >= 0)) else lattice
 
 
+AGREE = 0.25  # cells: a refitted corner this close to the outline's agrees with it
+
+
+def _agrees(fit: np.ndarray, outline: np.ndarray) -> bool:
+    """A flat refit's corners against the outline's they were fitted from: all but one within ``AGREE`` cells.
+    image1049 (a fold at one corner) moves that corner half a cell and the others a tenth (the outline's
+    outer edge to the lines' centres): one corner set right, the rest of the outline confirmed."""
+    cell = float(np.linalg.norm(outline[0] - outline[2])) / (9 * 2**0.5)
+    moved = np.linalg.norm(fit - outline, axis=1)
+    return int((moved > AGREE * cell).sum()) <= 1
+
+
 def find_grid(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.02,
-              allow_cut: bool = True, precise: bool = True, passes: int = ALL) -> GridQuad | None:
+              allow_cut: bool = True, precise: bool = True, passes: int = ALL,
+              agreeing: bool = False) -> GridQuad | None:
     """The puzzle's grid in ``image`` (BGR or gray), or None when there is none.
 
     ``allow_cut=False`` (the live loop) refuses a grid with two corners on one
@@ -664,6 +677,11 @@ def find_grid(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.02
     be wrong. A photo keeps it: people crop close. ``precise`` fits the
     crossings to the lines at full resolution (a few ms); without it a flat
     grid's corners are the outline's (the live loop, where tracking refines).
+    ``agreeing`` (with ``precise``) takes a fit that moves a flat outline's
+    corners only when it is flat (refitted flat, and no bend left after its
+    refinement) and keeps all but one of them (``_agrees``):
+    one corner off its lines (a fold, a border missing there) is set right,
+    while a fit that noise or a glare bent keeps the outline's corners.
 
     Passes, cheapest first: the plain binary image; long lines only (a grid
     touching text or a second puzzle); a gentler threshold (faint print); the
@@ -673,14 +691,15 @@ def find_grid(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.02
     A photo (``allow_cut``) in which no pass finds a grid is searched once more with a shaken
     camera's streak taken out, when it shows one.
     """
-    return _search(to_gray(image), min_score, min_area, allow_cut, precise, passes, streaked=allow_cut)[0]
+    return _search(to_gray(image), min_score, min_area, allow_cut, precise, passes, streaked=allow_cut,
+                   agreeing=agreeing)[0]
 
 
 Searched = tuple[GridQuad | None, tuple[np.ndarray, list[np.ndarray]] | None, float]
 
 
 def _search(gray: np.ndarray, min_score: float = 0.25, min_area: float = 0.02, allow_cut: bool = True,
-            precise: bool = True, passes: int = ALL, streaked: bool = False) -> Searched:
+            precise: bool = True, passes: int = ALL, streaked: bool = False, agreeing: bool = False) -> Searched:
     """:func:`find_grid` on a grey picture, with the working-size picture it searched, that picture's largest
     outlines and its scale (where :func:`find_grids` looks for the other puzzles). ``passes``: ``CLEAR``, the
     first two only (a grid checked for one inside it); ``FLAT``, not the curled or cut ones (an outline that
@@ -695,7 +714,7 @@ def _search(gray: np.ndarray, min_score: float = 0.25, min_area: float = 0.02, a
         return None, None, 1.0
     scale = min(1.0, WORK_SIZE / max(h, w))
     small = shrink(gray, (round(w * scale), round(h * scale))) if scale < 1 else gray
-    searched = _look(gray, small, scale, min_score, min_area, allow_cut, precise, passes)
+    searched = _look(gray, small, scale, min_score, min_area, allow_cut, precise, passes, agreeing)
     if searched[0] is not None or not streaked or passes != ALL:
         return searched
     streak = picture_streak(small)
@@ -713,11 +732,11 @@ def _search(gray: np.ndarray, min_score: float = 0.25, min_area: float = 0.02, a
     x1, y1 = np.ceil(pts.max(axis=0) + reach).astype(int)
     sharp = gray.copy()
     sharp[y0:y1, x0:x1] = deconvolve(gray[y0:y1, x0:x1], streak.scaled(1 / scale))
-    return _look(sharp, clear, scale, min_score, min_area, allow_cut, precise, passes)
+    return _look(sharp, clear, scale, min_score, min_area, allow_cut, precise, passes, agreeing)
 
 
 def _look(gray: np.ndarray, small: np.ndarray, scale: float, min_score: float, min_area: float, allow_cut: bool,
-          precise: bool, passes: int) -> Searched:
+          precise: bool, passes: int, agreeing: bool = False) -> Searched:
     """:func:`_search`'s passes over ``small`` (``gray`` at ``scale``, the working size)."""
     area_min = min_area * small.shape[0] * small.shape[1]
     binary = binarize(small)
@@ -776,9 +795,15 @@ def _look(gray: np.ndarray, small: np.ndarray, scale: float, min_score: float, m
     elif lattice is not None and bend_of(lattice) >= BENT:
         flat = _flatter(gray, lattice)
         if flat is not lattice:  # the outline's corners were off its lines: the refitted grid's own corners
+            outline = found.corners / scale
+            if agreeing and found.lattice is None and (bend_of(flat) >= BENT
+                                                       or not _agrees(corners_of(flat), outline)):
+                return GridQuad(outline, found.score), (small, largest), scale
             return GridQuad(corners_of(flat), found.score, flat), (small, largest), scale
     if lattice is None or bend_of(lattice) < BENT:
         return GridQuad(found.corners / scale, found.score, lattice), (small, largest), scale
+    if agreeing and found.lattice is None:  # a flat outline the fit bent: the outline is trusted more
+        return GridQuad(found.corners / scale, found.score), (small, largest), scale
     return GridQuad(corners_of(lattice), found.score, lattice), (small, largest), scale
 
 
@@ -876,6 +901,25 @@ def _search_around(gray: np.ndarray, outline: np.ndarray, min_score: float, pass
     return found
 
 
+def _open_outlines(small: np.ndarray, largest: list[np.ndarray],
+                   area_min: float) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Outlines (and quads) with too little area of their own but a quad of ``area_min`` or more that clearly
+    looks like a grid (``CLEAR_SCORE``): a grid whose border a blur or faint print breaks open at the working
+    size traces a thin line round it, not a closed shape (image44 on a page of three: its outline's own area a
+    twentieth of its quad's, its structure score 0.71). Rules and text columns, open too, do not look so."""
+    out = []
+    for contour in largest:
+        if cv2.contourArea(contour) >= area_min:
+            continue  # a closed outline: among ``_outlines``'
+        quad = _quad_from_contour(contour)
+        if quad is None or _area(quad) < area_min:
+            continue
+        sides = [np.hypot(*(quad[k] - quad[(k + 1) % 4])) for k in range(4)]
+        if min(sides) >= 0.35 * max(sides) and structure_score(small, refine_corners(contour, quad)) >= CLEAR_SCORE:
+            out.append((contour, quad))
+    return out
+
+
 def _at_least(shapes: list[tuple[np.ndarray, np.ndarray]], area: float) -> list[tuple[np.ndarray, np.ndarray]]:
     """The outlines (and quads) of ``shapes`` as :func:`_outlines` gives them for ``area``."""
     return [(c, q) for c, q in shapes if cv2.contourArea(c) >= area and _area(q) >= area]
@@ -954,7 +998,7 @@ def find_page_grids(image: np.ndarray, min_score: float = 0.25, min_area: float 
     area_min = max(min_area * small.shape[0] * small.shape[1], OTHER_SHARE * size)
     if area_min < min(INNER_SHARE[0], OTHER_SHARE) * first_area:  # the page's puzzles are smaller than it
         shapes = _outlines(small, area_min, True, largest)
-    for contour, quad in _at_least(shapes, area_min):
+    for contour, quad in _at_least(shapes, area_min) + _open_outlines(small, largest, area_min):
         if len(grids) >= most:
             break
         outline = quad / scale
@@ -1000,7 +1044,7 @@ def _part_of_grid(gray: np.ndarray, outline: np.ndarray, min_score: float, passe
     A grid whose lines a glare or a fold breaks at the working size can leave its top rows for an outline of
     their own (image209 on a page: rows one to six, the rest lost in the shadow below): the neighbourhood is
     searched as a square as long as the outline, from either end of its short side and about its middle;
-    the clearest grid holding the outline's centre, not cut by the picture's edge, is taken."""
+    the clearest grid holding the outline's centre, not cut by the picture's edge, is taken (``_clarity``)."""
     x, y, w, h = cv2.boundingRect(outline.reshape(-1, 1, 2).astype(np.float32))
     long = max(w, h)
     if w >= h:
@@ -1016,9 +1060,22 @@ def _part_of_grid(gray: np.ndarray, outline: np.ndarray, min_score: float, passe
         found = _search_around(gray, box, min_score, passes)
         if found is None or _cut_by_frame(found.corners, gray.shape) or not _contains(found.corners, centre):
             continue
-        if best is None or found.score > best.score:
+        if best is None or _clarity(gray, found) > _clarity(gray, best):
             best = found
     return best
+
+
+CURL_DOUBT = 0.05  # structure score a curled fit gives up against a flat one when fits are compared (_clarity)
+
+
+def _clarity(gray: np.ndarray, grid: GridQuad) -> float:
+    """A fit's structure score on the full picture, through its own crossings: fits found on different crops
+    (each scored at its own working size) compared on one footing. image209 on a page: a curled fit that took
+    the box's rule above the grid for its top line, 0.661 on its crop against the true grid's 0.658, is
+    0.68 against 0.73 here; image87's, bent out into the text beside it, 0.68 against 0.76. A curled fit
+    bends to the lines near it and so scores a little higher than a flat one of the same grid: it gives up
+    ``CURL_DOUBT`` (image77 on a page: a curled fit 0.731 that misreads a 6 as 5 and solves, the flat 0.722)."""
+    return structure_score(gray, grid.corners, grid.lattice) - (CURL_DOUBT if grid.bent else 0.0)
 
 
 def _squared(gray: np.ndarray, grid: GridQuad, min_score: float) -> GridQuad:
@@ -1102,9 +1159,10 @@ def _clearer_inside(gray: np.ndarray, frame: GridQuad, found: GridQuad, min_scor
     framed = _inside_frame(gray, frame, min_score)
     if framed is None or not _contains(frame.corners, framed.corners.mean(0)):
         return found
-    # clearer by a margin; a flat fit where a curled one was found, clearer at all
+    # clearer by a margin; a flat fit where a curled one was found, clearer at all (both on the full picture,
+    # ``_clarity``: each was scored on its own crop)
     gain = 0.0 if found.bent and not framed.bent else 0.05
-    return framed if framed.score > found.score + gain else found
+    return framed if _clarity(gray, framed) > _clarity(gray, found) + gain else found
 
 
 def _refound(gray: np.ndarray, grid: GridQuad, scale: float, shapes: list[tuple[np.ndarray, np.ndarray]],
