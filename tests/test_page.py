@@ -314,25 +314,6 @@ def test_a_blurred_grid_whose_outline_is_broken_open_at_the_pages_size_is_still_
 
 
 @pytest.mark.data
-def test_print_the_kind_model_is_torn_on_between_print_and_an_entry_is_a_given_on_a_page_not_written_on(page_kit):
-    """``eval_page.py --split train --pages 120 --seed 3``, page 3x #27: image209 scaled to its neighbours' size,
-    its given "5" at r3c7 is an entry to the kind model by a hair (0.45 against 0.43 print); nothing else on the
-    page is written, and the puzzle solves without it, so it was lost from the givens (``reading._hesitant_print``)."""
-    from ar_sudoku.ar.photo import analyse_page
-    from ar_sudoku.vision.digits import DigitReader
-    from ar_sudoku.vision.kinds import KindReader
-
-    eval_page, _ = page_kit
-    names, page = _train_page(page_kit, 3, 120, 3, 27)
-    assert names == ["image182", "image40", "image209"]
-    found, held = analyse_page(page.image, DigitReader(), kinds=KindReader())
-    assert held == 3
-    got = eval_page.score(page, [a.result for a in found])
-    assert got["all_right"] and got["wrong"] == 0, got
-    assert found[2].result.written is not None and found[2].result.written.entries == "." * 81
-
-
-@pytest.mark.data
 def test_a_flat_grid_whose_reading_the_rules_corrected_is_not_swapped_for_a_curled_refit_that_loses_a_given(
         page_kit):
     """image209 beside image136 (seed 14): its grid is found flat and on its lines, and its reading solves with

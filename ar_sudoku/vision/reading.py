@@ -265,9 +265,7 @@ def kind_givens(result: BoardResult, kinds: CellKinds, skip: Collection[int] = (
     can be blank to it outright while the kind model reads it as print, though not as surely as
     ``MISSED_PRINT`` asks before the solve. Once the rules have a single solution, a cell the kind model
     calls printed with that solution's digit is print, not a cell to draw an answer over (on a written-on
-    page, ``fuse`` counts such a cell as a given already). On a page not written on, so is a cell the kind
-    model is torn on between an entry and print of the solution's digit (``_hesitant_print``). ``skip``: cells
-    unreadable or set by the user.
+    page, ``fuse`` counts such a cell as a given already). ``skip``: cells unreadable or set by the user.
     """
     if result.status != Status.SOLVED or result.solution is None or result.givens is None or SEVERAL in (
             result.message or ""):
@@ -275,23 +273,7 @@ def kind_givens(result: BoardResult, kinds: CellKinds, skip: Collection[int] = (
     seen = {i: float(kinds.probs[i, int(d)]) for i, (ch, d) in enumerate(zip(result.givens, result.solution))
             if ch == "." and i not in skip and kinds.kinds[i] == GIVEN
             and int(np.argmax(kinds.probs[i, 1:10])) + 1 == int(d)}
-    if not _sure_of_writing(kinds):
-        seen |= {i: float(kinds.probs[i, int(d)]) for i, (ch, d) in enumerate(zip(result.givens, result.solution))
-                 if ch == "." and i not in skip and _hesitant_print(kinds, i, int(d))}
     return solution_givens(result, seen)
-
-
-HESITANT = 0.5  # print odds of a digit, against its entry odds, at which the kind model is torn between the two
-
-
-def _hesitant_print(kinds: CellKinds, i: int, d: int) -> bool:
-    """Cell ``i`` called an entry of the solution's digit ``d`` by the kind model, unsurely (``SURE_WRITTEN``),
-    with nearly the odds of print of that digit (``HESITANT``): on a page not written on (``_sure_of_writing``)
-    it is that digit's print. image209 on a page of three, its print scaled: a given "5" at 0.43 print to 0.45
-    entry, lost from the givens (the puzzle still solved without it)."""
-    entry = kinds.probs[i, 10:19]
-    return (kinds.kinds[i] == ENTRY and float(entry.sum()) < SURE_WRITTEN and int(np.argmax(entry)) + 1 == d
-            and float(kinds.probs[i, d]) >= HESITANT * float(entry[d - 1]))
 
 
 SATURATED = 250  # grey level of a washed-out pixel (glare)
