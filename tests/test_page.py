@@ -77,15 +77,10 @@ FRAMED = [(("image115", "image90"), 0), (("image195", "image41"), 0), (("image22
                                                          "grid on its photo's edge", "top rows an outline",
                                                          "no outline at the page's size"])
 def test_a_pasted_photos_edge_is_not_taken_for_its_grids_border(page_kit, names, seed):
-    from ar_sudoku.ar.photo import analyse_page
-    from ar_sudoku.vision.digits import DigitReader
-    from ar_sudoku.vision.kinds import KindReader
-
     eval_page, _ = page_kit
     page = _page(page_kit, names, seed)
-    found, held = analyse_page(page.image, DigitReader(), kinds=KindReader())
+    found, held, got = _read(page_kit, page)
     assert held == len(names)
-    got = eval_page.score(page, [a.result for a in found])
     assert got["all_right"] and got["wrong"] == 0, got
     for analysis, corners in zip(found, page.corners):  # each grid on its puzzle's lines, not the photo's edge
         cell = float(np.ptp(corners[:, 0])) / 9
@@ -115,15 +110,10 @@ def test_a_clean_printed_grid_the_digit_model_reads_against_the_rules_is_read_by
     """image209 on a page (seed 1): its font's 6s read as 5s and a thin 1 as a 3, three cells, more than the
     rules' second choices mend: no solution. The kind model's digit joined to the digit model's on each
     inked cell (``reading.both_models``) reads it right; asked only of a reading that breaks the rules."""
-    from ar_sudoku.ar.photo import analyse_page
-    from ar_sudoku.vision.digits import DigitReader
-    from ar_sudoku.vision.kinds import KindReader
-
     eval_page, _ = page_kit
     page = _page(page_kit, ("image1078", "image209"), 1)
-    found, held = analyse_page(page.image, DigitReader(), kinds=KindReader())
+    found, held, got = _read(page_kit, page)
     assert held == 2
-    got = eval_page.score(page, [a.result for a in found])
     assert got["all_right"] and got["wrong"] == 0, got
 
 
@@ -132,10 +122,6 @@ def test_a_grid_fitted_curled_on_a_page_is_read_through_a_flat_refit_that_solves
     """``eval_page.py --split train --pages 60 --seed 1``, page 2x #38: image1062's grid is fitted curled, its
     top-right corner pulled two rows down along the print beside it; the reading still solves, with r1c9's
     given lost. On a page a curled grid is doubted: the flat refit, which solves as soundly, is taken."""
-    from ar_sudoku.ar.photo import analyse_page
-    from ar_sudoku.vision.digits import DigitReader
-    from ar_sudoku.vision.kinds import KindReader
-
     eval_page, by_name = page_kit
     import photos
 
@@ -147,9 +133,8 @@ def test_a_grid_fitted_curled_on_a_page_is_read_through_a_flat_refit_that_solves
     for group in groups[:39]:
         page = eval_page.real_page(group, rng)
     assert [p.name for p in groups[38]] == ["image1022", "image1062"]
-    found, held_count = analyse_page(page.image, DigitReader(), kinds=KindReader())
-    assert held_count == 2
-    got = eval_page.score(page, [a.result for a in found])
+    found, held, got = _read(page_kit, page)
+    assert held == 2
     assert got["all_right"] and got["wrong"] == 0, got
     cell = float(np.ptp(page.corners[1][:, 0])) / 9
     assert np.abs(found[1].result.corners - page.corners[1]).max() < 0.5 * cell
@@ -245,6 +230,17 @@ def test_set_names_a_puzzle_of_the_page_and_a_puzzle_the_page_lacks_is_said(tmp_
     assert "--set 4:" in got[0]["message"] and "holds 2 puzzles" in got[0]["message"]
 
 
+
+def _read(kit, page):
+    """``page`` read as ``image --json`` reads it (both models): its puzzles, how many it holds, eval_page's score."""
+    from ar_sudoku.ar.photo import analyse_page
+    from ar_sudoku.vision.digits import DigitReader
+    from ar_sudoku.vision.kinds import KindReader
+
+    eval_page, _ = kit
+    found, held = analyse_page(page.image, DigitReader(), kinds=KindReader())
+    return found, held, eval_page.score(page, [a.result for a in found])
+
 def _train_page(kit, seed: int, pages: int, per_page: int, index: int):
     """``eval_page.py --split train --pages PAGES --seed SEED``'s real page ``index`` of ``per_page`` photos."""
     eval_page, by_name = kit
@@ -278,16 +274,11 @@ CLEARER = [(2, 120, 2, 11, ["image209", "image136"]), (2, 120, 2, 23, ["image87"
                          ids=["a box's rule above the grid", "text beside the grid", "a curled fit no clearer"])
 def test_fits_found_on_different_crops_of_a_page_are_compared_on_the_whole_picture(page_kit, seed, pages,
                                                                                    per_page, index, names):
-    from ar_sudoku.ar.photo import analyse_page
-    from ar_sudoku.vision.digits import DigitReader
-    from ar_sudoku.vision.kinds import KindReader
-
     eval_page, _ = page_kit
     got_names, page = _train_page(page_kit, seed, pages, per_page, index)
     assert got_names == names
-    found, held = analyse_page(page.image, DigitReader(), kinds=KindReader())
+    found, held, got = _read(page_kit, page)
     assert held == len(names)
-    got = eval_page.score(page, [a.result for a in found])
     assert got["all_right"] and got["wrong"] == 0, got
     for analysis, corners in zip(found, page.corners):
         cell = float(np.ptp(corners[:, 0])) / 9
@@ -300,16 +291,11 @@ def test_a_blurred_grid_whose_outline_is_broken_open_at_the_pages_size_is_still_
     blurred border breaks, and its outline is a thin open line with a twentieth of its quad's area, below the
     least area an outline needs; it looks clearly like a grid (``grid._open_outlines``) and is searched on its
     own. It was not found (two puzzles of three)."""
-    from ar_sudoku.ar.photo import analyse_page
-    from ar_sudoku.vision.digits import DigitReader
-    from ar_sudoku.vision.kinds import KindReader
-
     eval_page, _ = page_kit
     names, page = _train_page(page_kit, 4, 120, 3, 42)
     assert names == ["image44", "image81", "image1067"]
-    found, held = analyse_page(page.image, DigitReader(), kinds=KindReader())
+    found, held, got = _read(page_kit, page)
     assert held == 3
-    got = eval_page.score(page, [a.result for a in found])
     assert got["all_right"] and got["wrong"] == 0 and got["extra"] == 0, got
 
 
@@ -320,15 +306,10 @@ def test_a_flat_grid_whose_reading_the_rules_corrected_is_not_swapped_for_a_curl
     one correction (a 6 read as 5). A refit bent a row up at one corner solved with none, a given lost on the
     way, and was taken for it; on a page a curled refit replaces a flat grid only when the flat one's reading
     does not solve."""
-    from ar_sudoku.ar.photo import analyse_page
-    from ar_sudoku.vision.digits import DigitReader
-    from ar_sudoku.vision.kinds import KindReader
-
     eval_page, _ = page_kit
     page = _page(page_kit, ("image209", "image136"), 14)
-    found, held = analyse_page(page.image, DigitReader(), kinds=KindReader())
+    found, held, got = _read(page_kit, page)
     assert held == 2
-    got = eval_page.score(page, [a.result for a in found])
     assert got["all_right"] and got["wrong"] == 0, got
     cell = float(np.ptp(page.corners[0][:, 0])) / 9
     assert np.abs(found[0].result.corners - page.corners[0]).max() < 0.5 * cell
