@@ -941,10 +941,10 @@ def written_part(givens: str, kinds: CellKinds, printed: Reading, solution: str 
         faint = [i for i, ch in enumerate(kinds.cells) if ch == "e" and not seen[i] and is_empty(givens[i])]
         if faint and _sure_of_writing(kinds):
             # on a written-on page, the entry model's reading counts too: blurred, small or off a screen, the
-            # kind model still sees a handwritten digit but misreads which (a 3 taken for a 2). Its two readers
-            # leaving the solution's digit a fair chance (DOUBT, as below) is enough: it is read as that digit
-            # ``AGREED_ENTRY``: both readers name the solution's digit, so a shorter blob (a 5 whose bar stands
-            # apart) is enough
+            # kind model still sees a handwritten digit but misreads which (a 3 taken for a 2). The two readers
+            # leaving the solution's digit a fair chance (DOUBT, as below) is enough: it is read as that digit.
+            # Where both name the solution's digit, a shorter blob (a 5 whose bar stands apart) is enough too
+            # (``AGREED_ENTRY``)
             entry_odds = second.digits(faint)
             agreed = [i for k, i in enumerate(faint)
                       if int(kinds.digits[i]) == int(solution[i]) == int(entry_odds[k].argmax()) + 1]

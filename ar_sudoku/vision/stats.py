@@ -41,31 +41,30 @@ def _bracketed(flat: np.ndarray, sample: np.ndarray, r: int) -> tuple[float, flo
     return float(part[k]), float(part[kk])
 
 
-def _ranks(flat: np.ndarray, lo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The values at ranks ``lo`` and ``lo + 1`` (clipped to the last) of the 1-D ``flat``."""
-    n = flat.size
-    hi = np.minimum(lo + 1, n - 1)
-    if n > SMALL:
-        sample = np.sort(flat[:: n // SAMPLE])
-        found = [_bracketed(flat, sample, int(r)) for r in lo]
-        if all(f is not None for f in found):
-            return np.array([f[0] for f in found]), np.array([f[1] for f in found])  # type: ignore[index]
-    part = np.partition(flat, np.unique(np.concatenate([lo, hi])))
-    return part[lo].astype(np.float64), part[hi].astype(np.float64)
+def _bracketed_ranks(flat: np.ndarray, lo: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The values at ranks ``lo`` and ``lo + 1`` of the large 1-D ``flat``, each bracketed by one sorted sample;
+    None if any bracket missed."""
+    sample = np.sort(flat[:: flat.size // SAMPLE])
+    found = [_bracketed(flat, sample, int(r)) for r in lo]
+    if any(f is None for f in found):
+        return None
+    return np.array([f[0] for f in found if f]), np.array([f[1] for f in found if f])
 
 
 def percentiles(a: np.ndarray, qs: list[float], axis: int | None = None) -> np.ndarray:
-    """``np.percentile(a, qs, axis)`` (linear interpolation; ``axis`` None or -1): one row per ``qs``."""
+    """``np.percentile(a, qs, axis)`` (linear interpolation; ``axis`` None or -1): one row per ``qs``.
+
+    Rows (each cell's pixels) and small arrays are partitioned whole."""
     flat = a.ravel() if axis is None else a
     n = flat.shape[-1]
     pos = np.asarray(qs, np.float64) / 100 * (n - 1)
     lo = pos.astype(np.int64)
-    if flat.ndim == 1:
-        low, high = _ranks(flat, lo)
-    else:  # rows (each cell's pixels): small, partitioned whole
+    ranked = _bracketed_ranks(flat, lo) if flat.ndim == 1 and n > SMALL else None
+    if ranked is None:
         hi = np.minimum(lo + 1, n - 1)
         part = np.partition(flat, np.unique(np.concatenate([lo, hi])), axis=-1)
-        low, high = part[..., lo].astype(np.float64), part[..., hi].astype(np.float64)
+        ranked = part[..., lo].astype(np.float64), part[..., hi].astype(np.float64)
+    low, high = ranked
     return np.moveaxis(low + (high - low) * (pos - lo), -1, 0)
 
 
