@@ -3,6 +3,10 @@ conditions (``scripts/eval_robust.py``) and read exactly as ``ar-sudoku image --
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import cv2
 import numpy as np
 import pytest
@@ -185,3 +189,36 @@ def test_a_five_whose_bar_stands_apart_is_kept_when_both_readers_name_the_soluti
     assert obj["entries"][75] == item.entries[75] == "5"
     assert _split_exactly(item, obj)
     assert AGREED_ENTRY < SEEN_ENTRY
+
+
+@pytest.mark.data
+@pytest.mark.parametrize("name", ["image209", "image1066"])
+def test_an_out_of_focus_filled_in_page_is_read_as_its_whole_grid_not_one_of_its_boxes(robust, name, tmp_path):
+    """Out of focus, a page filled in by hand: the digits' ink between the lines lowers the whole grid's
+    score, text touching the border merges its outline, and one 3x3 box passed for a small 9x9 grid. It was
+    read as an empty puzzle ("several solutions; one is shown", an answer drawn on nothing), and on image1066
+    three boxes were taken for three puzzles of a page. The grid three boxes wide is now found
+    (``grid._whole_of_box``): one puzzle, read exactly, its outline holding the whole page's grid."""
+    item, _, degraded, _ = _read(robust, name, "blur")
+    photo = tmp_path / f"{name}_blur.jpg"
+    photo.write_bytes(degraded)
+    run = subprocess.run([sys.executable, "-m", "ar_sudoku", "image", str(photo), "--json"],
+                         capture_output=True, text=True, check=False)
+    objs = [json.loads(line) for line in run.stdout.splitlines()]
+    assert run.returncode == 0 and len(objs) == 1 and _split_exactly(item, objs[0])
+    # the whole grid: its outline spans the truth's box (the photo read at the benchmark's reduced size)
+    corners = np.float32(objs[0]["corners"])
+    shape = cv2.imdecode(np.frombuffer(degraded, np.uint8), cv2.IMREAD_GRAYSCALE).shape
+    x0, y0, x1, y1 = np.float32(item.box) * shape[1] / cv2.imread(str(item.path), cv2.IMREAD_GRAYSCALE).shape[1]
+    assert cv2.contourArea(corners) > 0.8 * (x1 - x0) * (y1 - y0)
+
+
+@pytest.mark.data
+def test_a_given_misread_in_a_dim_room_is_set_right_by_the_persons_own_entries(robust):
+    """image43 in a dim room: the printed 5 at r6c5 reads as 8, and the puzzle still solves one way (another
+    puzzle's answer); 14 of the person's right entries were then doubted against it ("looks like 9; the solution
+    has 3"). Those sure entries settle the puzzle without that given, and only with a 5 there
+    (``reading.entries_against``): the page is read exactly, and no right entry is doubted."""
+    item, obj, _, _ = _read(robust, "image43", "dim")
+    assert _split_exactly(item, obj) and not obj["doubts"]
+    assert "corrected by your entries: r6c5: 8->5" in obj["message"]

@@ -632,6 +632,92 @@ def _fit_cut(guess: np.ndarray, probe: np.ndarray, shape: tuple[int, int],
     return score, GridQuad(corners_of(lattice), score, lattice), sides
 
 
+BOX_GAIN = 0.1  # how much more a grid three boxes wide must look like one than the box taken for it
+_UNIT = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
+# a part of a grid taken for the grid: (columns, rows) of boxes it spans (a box, or a row or column of three:
+# parts outlined by the thick lines alone; two boxes' half-box cells would fit a grid of half a box's cells),
+# and (column, row) of its first box
+_BOX_PLACES = tuple((c, r, i, j) for c, r in ((1, 1), (1, 3), (3, 1)) for i in range(4 - c) for j in range(4 - r))
+
+
+def _whole_of_box(found: GridQuad, binary: np.ndarray, probe: np.ndarray, min_score: float, area_min: float,
+                  pieces: list[tuple[float, np.ndarray]]) -> GridQuad:
+    """The grid whose 3x3 box (or row or column of boxes) ``found`` is, when that looks more like a grid than the
+    part does; else ``found``.
+
+    A page filled in by hand and out of focus: the digits' ink between the lines lowers the whole grid's
+    score, and text touching its border merges its outline with the page, while one box, outlined by the
+    thick box lines, still passes for a small grid of thin lines (its 9 cells' digits blur into lines).
+    The grid is three boxes wide: each place the part can hold in it is scored (a part of a real grid is
+    at one place only; a strip of boxes is as long as it is boxes), and the grid rebuilt from its boxes
+    (:func:`_from_pieces`) is tried too when the part is one box. A small grid taken for a box is kept:
+    tripled, it is the page.
+    """
+    h, w = probe.shape[:2]
+    box = found.corners.astype(np.float32)
+    to_box = cv2.getPerspectiveTransform(_UNIT, box)
+    sides = np.linalg.norm(box - np.roll(box, -1, axis=0), axis=1)
+    aspect = (sides[0] + sides[2]) / max(1e-6, sides[1] + sides[3])
+    best = found
+    for cols, rows, i, j in _BOX_PLACES:
+        if not 0.6 < aspect * rows / cols < 1.6:  # a strip of boxes is as long as it is boxes
+            continue
+        unit = ((_UNIT * 3 - np.array([i, j], np.float32)) / np.array([cols, rows], np.float32)).reshape(-1, 1, 2)
+        quad = cv2.perspectiveTransform(unit, to_box).reshape(4, 2)
+        if (quad < -0.02 * np.array([w, h])).any() or (quad > 1.02 * np.array([w, h])).any():
+            continue
+        score = structure_score(probe, quad)
+        if score >= max(min_score, found.score + BOX_GAIN) and score > best.score:
+            best = GridQuad(quad, score)
+    pieces = pieces or _pieces(binary, area_min)
+    if best is not found:
+        # one box's corners, tripled, carry its error threefold: the grid is fitted through every box it shows
+        fitted = _through_boxes(best.corners, pieces)
+        if fitted is not None:
+            score = structure_score(probe, fitted)
+            if score >= best.score:
+                best = GridQuad(fitted, score)
+        return best
+    rebuilt = _from_pieces(pieces, probe, min_score, area_min)
+    if rebuilt is not None and _box_of(box, rebuilt.corners):
+        return rebuilt
+    return found
+
+
+def _through_boxes(quad: np.ndarray, pieces: list[tuple[float, np.ndarray]]) -> np.ndarray | None:
+    """The grid's outline fitted through the corners of the boxes (closed holes a ninth of ``quad``) that lie
+    at the box places ``quad`` predicts, when three or more do; None when fewer."""
+    to_unit = cv2.getPerspectiveTransform(quad.astype(np.float32), _UNIT * 3)
+    ninth = cv2.contourArea(quad.astype(np.float32)) / 9
+    seen, places = [], []
+    for area, contour in pieces:
+        if not 0.6 * ninth < area < 1.4 * ninth:
+            continue
+        hole = _quad_from_contour(contour)
+        if hole is None:
+            continue
+        uv = cv2.perspectiveTransform(hole.reshape(-1, 1, 2).astype(np.float32), to_unit).reshape(4, 2)
+        corner = np.round(uv)
+        if (np.abs(uv - corner) > 0.2).any() or not (np.ptp(corner, axis=0) == 1).all():
+            continue
+        seen.append(hole)
+        places.append(corner)
+    if len(seen) < 3:
+        return None
+    hmat, _ = cv2.findHomography(np.vstack(places).astype(np.float32), np.vstack(seen).astype(np.float32))
+    if hmat is None:
+        return None
+    return cv2.perspectiveTransform((_UNIT * 3).reshape(-1, 1, 2), hmat).reshape(4, 2).astype(np.float32)
+
+
+def _box_of(box: np.ndarray, quad: np.ndarray) -> bool:
+    """``box`` is one of the nine boxes of the grid ``quad``: a ninth of it, at one of the box places."""
+    to_unit = cv2.getPerspectiveTransform(quad.astype(np.float32), _UNIT * 3)
+    uv = cv2.perspectiveTransform(box.reshape(-1, 1, 2).astype(np.float32), to_unit).reshape(4, 2)
+    return bool((np.abs(uv - np.round(uv)) < 0.15).all() and (np.ptp(uv, axis=0) > 0.7).all()
+                and (np.ptp(uv, axis=0) < 1.3).all())
+
+
 def _flatter(gray: np.ndarray, lattice: np.ndarray) -> np.ndarray:
     """A bent fit, or the flat grid that most of its crossings agree on, whichever fits the lines better.
 
@@ -773,6 +859,8 @@ def _look(gray: np.ndarray, small: np.ndarray, scale: float, min_score: float, m
                 curled = _best_curled(binarize(small, 3), small, min_score, area_min, found, allow_cut)
         if curled is not None and (allow_cut or not _cut_by_frame(curled.corners, small.shape)):
             found = curled
+    if found is not None and found.score < CLEAR_SCORE:
+        found = _whole_of_box(found, binary, small, min_score, area_min, pieces)
     open_sides: list[int] = []  # sides of a cut grid whose line lies outside the picture: extrapolated
     if found is None and allow_cut:
         cut = _from_cut_pieces(pieces, small, min_score, area_min)

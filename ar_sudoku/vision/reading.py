@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 
 from ar_sudoku.sudoku.rules import SEVERAL, BoardResult, Reading, check_reading, faint_givens, solution_givens
-from ar_sudoku.sudoku.solver import all_solutions, parse_line
+from ar_sudoku.sudoku.solver import all_solutions, parse_line, validate
 from ar_sudoku.sudoku.vocabulary import Status, is_empty
 from ar_sudoku.sudoku.written import NAMES, Corrections, Written, from_kinds, settle
 from ar_sudoku.vision.cells import CELL, cut_cells, glare_gain, turn_cuts, warp_grid
@@ -1036,6 +1036,69 @@ def _settled(result: BoardResult, kinds: CellKinds, sure: float = 0.9) -> BoardR
     return replace(result, solution=solution, message=note)
 
 
+AGAINST_ENTRIES = 3  # the person's sure entries that, against a solution, make its givens suspect (and a tenth)
+GIVEN_ODDS = 0.02  # the least odds either reader gives a misread given's true digit
+
+
+def entries_against(result: BoardResult, kinds: CellKinds, printed: Reading, skip: Collection[int] = (),
+                    timeout: float = 1.0) -> BoardResult:
+    """A misread given that the person's own sure entries contradict, set right by them.
+
+    A given misread as another digit can still make a puzzle with one solution: another puzzle's. Its
+    answer then disagrees with many of the entries written on the page (image43 in a dim room: a printed
+    5 read as 8, and 14 right entries doubted). People make a mistake or two, not a row of them, and one
+    given's change that makes the sure entries agree with the answer is the misreading: each given (not
+    ``skip``) is left out in turn, the entries settle the rest (``written.settle``), and the one solution
+    that agrees with nearly all of them (as :func:`_settled` asks), giving that cell a digit its readers see some
+    of, is taken. When
+    two givens would each do, nothing is changed. A reading whose givens clash (``invalid``) is set right
+    the same way, one of the clashing givens left out.
+    """
+    if not result.givens:
+        return result
+    givens = result.givens
+    p_entry = kinds.probs[:, 10:19].sum(axis=1)
+    sure = [int(i) for i in np.argsort(-p_entry) if kinds.kinds[i] == ENTRY and p_entry[i] >= 0.9
+            and is_empty(givens[i]) and kinds.digits[i]]
+    if result.status == Status.INVALID:  # two givens clash: one of them is misread
+        suspects = {i for c in validate(parse_line(givens)) for i in (c.a, c.b)}
+    elif result.status == Status.SOLVED and result.message != SEVERAL and result.solution:
+        against = [i for i in sure if result.solution[i] != str(kinds.digits[i])]
+        if len(against) < max(AGAINST_ENTRIES, len(sure) // 10):
+            return result
+        suspects = {i for i, g in enumerate(givens) if not is_empty(g)}
+    else:
+        return result
+    if len(sure) < 2 * AGAINST_ENTRIES:
+        return result
+    entries = [(i, str(kinds.digits[i])) for i in sure]
+    deadline = time.perf_counter() + timeout
+    fixes: list[tuple[int, str]] = []
+    for i in sorted(suspects - set(skip), key=lambda i: float(printed.confidence[i])):
+        if time.perf_counter() > deadline:
+            return result
+        found = settle(_without(givens, [i]), entries, timeout=min(0.3, max(0.01, deadline - time.perf_counter())))
+        if found is None:
+            continue
+        other = found[0]
+        d = int(other[i])
+        if other[i] == givens[i] or sum(other[k] != str(kinds.digits[k]) for k in sure) > max(2, len(sure) // 10):
+            continue
+        if max(float(printed.probs[i, d]), float(kinds.probs[i, d]), float(kinds.probs[i, 9 + d])) < GIVEN_ODDS:
+            continue
+        fixes.append((i, other))
+        if len(fixes) > 1:
+            return result
+    if not fixes:
+        return result
+    i, other = fixes[0]
+    note = f"{NAMES[i]}: {givens[i]}->{other[i]}"
+    return replace(result, status=Status.SOLVED, givens=givens[:i] + other[i] + givens[i + 1:], solution=other,
+                   corrected=result.corrected + (note,),
+                   message="; ".join(filter(None, [result.message if result.status == Status.SOLVED else "",
+                                                   "corrected by your entries: " + note])))
+
+
 def process_image(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
                   overrides: dict[int, int] | None = None, kinds: KindReader | None = None) -> BoardResult:
     """Grid, digits, rules, solution for one picture (no drawing, no I/O).
@@ -1288,6 +1351,7 @@ def read_at(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitRe
     if kinds is not None:
         result, unsure = settle_unsure(result, printed, cell_kinds, unreadable + tuple(overrides or {}), timeout)
         unreadable = tuple(sorted(set(unreadable) | set(unsure)))
+        result = entries_against(result, cell_kinds, printed, set(unreadable) | set(overrides or {}), timeout)
     several = result.status == Status.SOLVED and result.message == SEVERAL
     if unreadable and several:  # the cells glare hides are needed: say which, draw nothing
         result = replace(result, status=Status.UNSOLVABLE, solution=None,
