@@ -222,3 +222,24 @@ def test_a_given_misread_in_a_dim_room_is_set_right_by_the_persons_own_entries(r
     item, obj, _, _ = _read(robust, "image43", "dim")
     assert _split_exactly(item, obj) and not obj["doubts"]
     assert "corrected by your entries: r6c5: 8->5" in obj["message"]
+
+
+@pytest.mark.data
+def test_a_grid_read_with_fewer_givens_than_any_puzzle_has_draws_no_guess(robust):
+    """A box of a filled-in page read as the whole grid (what ``_whole_of_box`` now avoids) holds no givens at
+    the 9x9 places, and any grid solves it: "several solutions; one is shown" drew a made-up answer. Fewer
+    than 17 givens is no puzzle with one solution: it is unsolvable, and nothing is drawn."""
+    from ar_sudoku.vision.digits import DigitReader
+    from ar_sudoku.vision.grid import GridQuad, find_grid, to_gray
+    from ar_sudoku.vision.kinds import KindReader
+    from ar_sudoku.vision.reading import read_at
+
+    _, obj, degraded, _ = _read(robust, "image209", "blur")
+    image = cv2.imdecode(np.frombuffer(degraded, np.uint8), cv2.IMREAD_COLOR)
+    gray = to_gray(image)
+    whole = find_grid(gray)
+    assert whole is not None and obj["status"] == "solved"
+    box = whole.crossings()[[0, 0, 3, 3], [0, 3, 3, 0]]  # the top-left box's corners
+    result = read_at(image, gray, GridQuad(box.astype(np.float32), whole.score), DigitReader(), 1.0, None,
+                     KindReader(), 0.0)
+    assert result.status == "unsolvable" and result.solution is None and "too few" in result.message

@@ -22,6 +22,7 @@ from ar_sudoku.sudoku.written import Written
 
 Cancel = Callable[[], bool]
 SEVERAL = "the reading has several solutions; one is shown"  # a solution drawn, not the only one
+FEWEST_GIVENS = 17  # no 9x9 puzzle with one solution has fewer: a reading with fewer is no puzzle to guess at
 
 
 @dataclass(frozen=True)

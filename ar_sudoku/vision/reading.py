@@ -14,7 +14,15 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
-from ar_sudoku.sudoku.rules import SEVERAL, BoardResult, Reading, check_reading, faint_givens, solution_givens
+from ar_sudoku.sudoku.rules import (
+    FEWEST_GIVENS,
+    SEVERAL,
+    BoardResult,
+    Reading,
+    check_reading,
+    faint_givens,
+    solution_givens,
+)
 from ar_sudoku.sudoku.solver import all_solutions, parse_line, validate
 from ar_sudoku.sudoku.vocabulary import Status, is_empty
 from ar_sudoku.sudoku.written import NAMES, Corrections, Written, from_kinds, settle
@@ -1353,6 +1361,11 @@ def read_at(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitRe
         unreadable = tuple(sorted(set(unreadable) | set(unsure)))
         result = entries_against(result, cell_kinds, printed, set(unreadable) | set(overrides or {}), timeout)
     several = result.status == Status.SOLVED and result.message == SEVERAL
+    shown = sum(not is_empty(g) for g in result.givens or "")
+    if several and shown < FEWEST_GIVENS:  # no puzzle to draw a guess on: a misplaced grid, or its print unseen
+        result = replace(result, status=Status.UNSOLVABLE, solution=None,
+                         message=f"only {shown} givens read, too few for a puzzle (a misplaced grid?)")
+        several = False
     if unreadable and several:  # the cells glare hides are needed: say which, draw nothing
         result = replace(result, status=Status.UNSOLVABLE, solution=None,
                          message=f"{', '.join(NAMES[i] for i in unreadable)} unreadable (glare?); the cells "
