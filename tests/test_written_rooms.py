@@ -243,3 +243,23 @@ def test_a_grid_read_with_fewer_givens_than_any_puzzle_has_draws_no_guess(robust
     result = read_at(image, gray, GridQuad(box.astype(np.float32), whole.score), DigitReader(), 1.0, None,
                      KindReader(), 0.0)
     assert result.status == "unsolvable" and result.solution is None and "too few" in result.message
+
+
+@pytest.mark.data
+def test_a_barely_started_page_whose_print_a_shaken_hand_made_look_written_is_settled_by_every_sure_digit(robust):
+    """03_02 (a real pen-and-pencil photo, two entries written) shaken: eight printed givens read as entries at
+    0.5-0.9, the 19 givens left have several solutions, and the two sure entries could not settle them ("nothing
+    is checked"). The cells read as entries that surely hold a digit, print or pen, are tried after the sure
+    entries (``reading._settled``): the puzzle settles, and its solution agrees with every digit on the page."""
+    from conftest import SHARED
+
+    need(SHARED / "handwritten-photos")
+    from ar_sudoku.io.images import decode_image
+
+    item = next(it for it in robust.items("train") if it.name == "03_02_honor_view_10_0" and it.group == "hand")
+    data = item.path.read_bytes()
+    photo = decode_image(data, full=False)
+    obj = robust.read_json(robust.degrade(data, photo.image, item.name, "motion", np.float32(item.box) / photo.scale))
+    assert obj["status"] == "solved" and "settle it" in obj["message"]
+    scored = robust.score(item, obj)
+    assert scored["agrees"] and scored["false_alarms"] == 0 and scored["wrong_digits"] == 0

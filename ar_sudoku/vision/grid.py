@@ -687,7 +687,6 @@ def _whole_of_box(found: GridQuad, binary: np.ndarray, probe: np.ndarray, min_sc
 def _through_boxes(quad: np.ndarray, pieces: list[tuple[float, np.ndarray]]) -> np.ndarray | None:
     """The grid's outline fitted through the corners of the boxes (closed holes a ninth of ``quad``) that lie
     at the box places ``quad`` predicts, when three or more do; None when fewer."""
-    to_unit = cv2.getPerspectiveTransform(quad.astype(np.float32), _UNIT * 3)
     ninth = cv2.contourArea(quad.astype(np.float32)) / 9
     seen, places = [], []
     for area, contour in pieces:
@@ -696,7 +695,7 @@ def _through_boxes(quad: np.ndarray, pieces: list[tuple[float, np.ndarray]]) -> 
         hole = _quad_from_contour(contour)
         if hole is None:
             continue
-        uv = cv2.perspectiveTransform(hole.reshape(-1, 1, 2).astype(np.float32), to_unit).reshape(4, 2)
+        uv = _in_boxes(quad, hole)
         corner = np.round(uv)
         if (np.abs(uv - corner) > 0.2).any() or not (np.ptp(corner, axis=0) == 1).all():
             continue
@@ -710,10 +709,15 @@ def _through_boxes(quad: np.ndarray, pieces: list[tuple[float, np.ndarray]]) -> 
     return cv2.perspectiveTransform((_UNIT * 3).reshape(-1, 1, 2), hmat).reshape(4, 2).astype(np.float32)
 
 
+def _in_boxes(quad: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Points in the grid ``quad``'s box units: (0, 0) its top-left corner, (3, 3) its bottom-right."""
+    to_unit = cv2.getPerspectiveTransform(quad.astype(np.float32), _UNIT * 3)
+    return cv2.perspectiveTransform(pts.reshape(-1, 1, 2).astype(np.float32), to_unit).reshape(-1, 2)
+
+
 def _box_of(box: np.ndarray, quad: np.ndarray) -> bool:
     """``box`` is one of the nine boxes of the grid ``quad``: a ninth of it, at one of the box places."""
-    to_unit = cv2.getPerspectiveTransform(quad.astype(np.float32), _UNIT * 3)
-    uv = cv2.perspectiveTransform(box.reshape(-1, 1, 2).astype(np.float32), to_unit).reshape(4, 2)
+    uv = _in_boxes(quad, box)
     return bool((np.abs(uv - np.round(uv)) < 0.15).all() and (np.ptp(uv, axis=0) > 0.7).all()
                 and (np.ptp(uv, axis=0) < 1.3).all())
 

@@ -1024,12 +1024,19 @@ def _settled(result: BoardResult, kinds: CellKinds, sure: float = 0.9) -> BoardR
     The settled solution must agree with nearly all sure entries; when many disagree, a printed
     given was misread. Then no solution is offered: one of several, checked against the
     entries, would mark right entries as mistakes.
+
+    A puzzle barely started has few sure entries, and the givens taken for handwriting (shaken or
+    blurred print, which the kind model gives odds of both) are what leave it open: after the sure
+    entries, the cells read as entries that surely hold a digit, print or pen (``sure`` of the two
+    together), are tried too, surest first.
     """
     p_entry = kinds.probs[:, 10:19].sum(axis=1)
     order = [int(i) for i in np.argsort(-p_entry) if kinds.kinds[i] == ENTRY and p_entry[i] >= sure]
     if not order:  # nothing written: a printed page keeps its one-of-several solution and the message
         return result
-    found = settle(result.givens or "", [(i, str(kinds.digits[i])) for i in order])
+    p_digit = p_entry + kinds.probs[:, 1:10].sum(axis=1)
+    either = [int(i) for i in np.argsort(-p_digit) if kinds.kinds[i] == ENTRY and p_entry[i] < sure <= p_digit[i]]
+    found = settle(result.givens or "", [(i, str(kinds.digits[i])) for i in order + either])
     unsettled = replace(result, status=Status.UNSOLVABLE, solution=None,
                         message="the printed givens leave several solutions (a given was probably taken for "
                                 "handwriting) and the entries do not settle it; nothing is checked")
