@@ -372,10 +372,14 @@ def quick_ink(gray: np.ndarray, corners: np.ndarray, cell: int = 12, lattice: np
     grid's ``square`` at ``cell``, if it was made already.
     Returns 81 values; above 0.5 means ink.
     """
-    w = (square(gray, corners, cell, lattice) if squared is None else squared).reshape(9, cell, 9, cell)
+    w = square(gray, corners, cell, lattice) if squared is None else squared
+    # each cell's pixels in a row of their own: the darkest of its middle, and its median (the middle of its
+    # sorted row, as np.median takes it), at a fraction of the cost of reducing over the grid's axes
+    by_cell = w.reshape(9, cell, 9, cell).transpose(0, 2, 1, 3).reshape(81, cell, cell)
     m = cell // 4
-    dark = w[:, m : cell - m, :, m : cell - m].min(axis=(1, 3))
-    paper = np.median(w, axis=(1, 3))
+    dark = by_cell[:, m : cell - m, m : cell - m].min(axis=(1, 2)).reshape(9, 9)
+    n = cell * cell
+    paper = np.sort(by_cell.reshape(81, n), axis=1)[:, (n - 1) // 2 : n // 2 + 1].mean(axis=1).reshape(9, 9)
     depth = paper - dark
     gain = glare_gain(paper, paper)
     if gain is not None:  # print under a glare keeps its ink: its givens are not taken as gone
