@@ -129,6 +129,22 @@ def test_the_per_frame_ink_look_is_each_cells_darkest_middle_against_its_median_
             assert np.allclose(quick_ink(page, corners, expect=expect), depth / max(scale, 10.0), rtol=1e-6)
 
 
+def test_a_glare_spot_is_told_from_a_lit_side_by_the_rows_and_columns_median_light_as_numpy_takes_it():
+    from ar_sudoku.vision.cells import SPOT, is_spot
+
+    rng = np.random.default_rng(4)
+    for k in range(200):
+        levels = rng.normal(170, 6, (9, 9)).astype(np.float32)
+        if k % 3 == 0:
+            levels += np.linspace(0, 50, 9, dtype=np.float32)[None, :]  # a lamp's fall-off across the page
+        if k % 2 == 0:
+            y, x = rng.integers(0, 9, 2)
+            levels[y, x] += rng.uniform(20, 80)  # a spot of light on one cell
+        typical = float(np.median(levels))
+        expected = np.median(levels, axis=1, keepdims=True) + np.median(levels, axis=0, keepdims=True) - typical
+        assert is_spot(levels) == (float(((levels - expected) / np.maximum(255.0 - expected, 1.0)).max()) >= SPOT)
+
+
 @pytest.mark.parametrize("angle", [0, 15, 75, 90])
 def test_a_shaking_hands_streak_near_the_grids_lines_makes_its_edges_uneven_and_dim_light_does_not(angle):
     """(A streak near 45 degrees blurs both ways alike: those frames are still read, as before.)"""

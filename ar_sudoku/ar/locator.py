@@ -13,6 +13,7 @@ started from where the page found the grid (``seed``) and, once it has lost the 
 
 from __future__ import annotations
 
+import statistics
 from collections import deque
 from dataclasses import dataclass, replace
 
@@ -274,7 +275,7 @@ class BoardLocator:
     def blurred(self, corners: np.ndarray) -> bool:
         """The grid's edges less even across and down than on the board's recent frames: a motion streak."""
         now = self._evenness(corners)
-        usual = float(np.median(self.evenness)) if len(self.evenness) >= 5 else None
+        usual = statistics.median(self.evenness) if len(self.evenness) >= 5 else None
         self.evenness.append(now)
         self.edges.append(self._edge_level(corners))
         return usual is not None and now < BLUR * usual
@@ -284,8 +285,8 @@ class BoardLocator:
         fainter than usual all ways (a streak along the diagonal blurs across and down alike)."""
         if len(self.evenness) < 5 or len(self.edges) < 5:
             return False
-        return (self._evenness(corners) < BLUR * float(np.median(self.evenness))
-                or self._edge_level(corners) < SOFT * float(np.median(self.edges)))
+        return (self._evenness(corners) < BLUR * statistics.median(self.evenness)
+                or self._edge_level(corners) < SOFT * statistics.median(self.edges))
 
     def _edge_level(self, corners: np.ndarray) -> float:
         """How strong the squared-up grid's edges are: the mean gradient, across and down."""
