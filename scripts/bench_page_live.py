@@ -9,7 +9,8 @@ and third puzzles papered over (the same grid size, place and light). Each scene
 session for a page (``ar.page.Page``, as ``ar-sudoku live`` and ``video`` run it; its solves waited for
 a few frames after submission, so both lock on the same frames whatever the load) until every puzzle is
 solved, then ``--frames`` frames are timed: ``FrameResult.t_ms``, the JSONL's ``t_ms``. The two scenes
-alternate ``--rounds`` times, so a busy machine slows both alike. Reported: median and mean ``t_ms`` of
+step in turn, frame by frame, each on its own page, so a busy machine slows both alike; ``--rounds``
+times over, each round with fresh pages. Reported: median and mean ``t_ms`` of
 each, their ratios, and the stages (``timings``: the page's search for new puzzles, each track's
 find/track, its reads) per frame.
 """
@@ -63,32 +64,51 @@ def scenes(split: str, seed: int, count: int) -> tuple[list[np.ndarray], list[np
     return out[0], out[1], len(page.givens)
 
 
-def run(frames: list[np.ndarray], want: int, readers: tuple, warm: int) -> tuple[list[float], dict[str, float]]:
-    """t_ms of the frames after every puzzle is solved, and the mean stage times per frame."""
+def warm_up(page: Page, frames: list[np.ndarray], want: int, warm: int) -> None:
+    """Step the scene (the models, the tracks) until every puzzle is solved, and at least ``warm`` frames."""
+    i = 0
+    while True:
+        frame = frames[i % len(frames)]
+        r = page.step(frame, small=page.working_gray(frame))
+        i += 1
+        if sum(p.status is Status.SOLVED for p in r.puzzles) >= want and i >= warm:
+            return
+        if i > 10 * warm + 300:
+            raise SystemExit(f"bench_page_live: {want} puzzles never all solved "
+                             f"({[str(p.status) for p in r.puzzles]})")
+
+
+def run(scenes: list[tuple[list[np.ndarray], int]], readers: tuple, warm: int
+        ) -> list[tuple[list[float], dict[str, float]]]:
+    """Each scene's t_ms over its frames once every puzzle is solved, and its mean stage times per frame.
+
+    The scenes step in turn, frame by frame (which goes first alternating), each with its own page: a load
+    that comes and goes on a shared machine falls on both alike, where whole rounds of one scene, then of
+    the other, let it fall on one of them (the ratio then moved by a third from run to run)."""
     cfg = SessionConfig(solve_lag=2)
-    times: list[float] = []
-    stages: dict[str, float] = {}
-    with Page(readers[0], kinds=readers[1], config=cfg) as page:
-        i = 0
-        while True:  # warm up (the models, the tracks) on the scene until every puzzle is solved
-            frame = frames[i % len(frames)]
-            r = page.step(frame, small=page.working_gray(frame))
-            i += 1
-            if sum(p.status is Status.SOLVED for p in r.puzzles) >= want and i >= warm:
-                break
-            if i > 10 * warm + 300:
-                raise SystemExit(f"bench_page_live: {want} puzzles never all solved "
-                                 f"({[str(p.status) for p in r.puzzles]})")
-        for frame in frames:
-            small = page.working_gray(frame)  # made ahead by the decoder's thread in ``video`` and ``live``
-            r = page.step(frame, small=small)
-            solved = sum(p.solution is not None for p in r.puzzles)
-            if solved < want:
-                print(f"  note: frame {r.frame} had {solved} of {want} answers drawn", file=sys.stderr)
-            times.append(r.t_ms)
-            for k, v in r.timings.items():
-                stages[k] = stages.get(k, 0.0) + v / len(frames)
-    return times, stages
+    out: list[tuple[list[float], dict[str, float]]] = [([], {}) for _ in scenes]
+    pages = [Page(readers[0], kinds=readers[1], config=cfg) for _ in scenes]
+    try:
+        for page, (frames, want) in zip(pages, scenes):
+            warm_up(page, frames, want, warm)
+        count = min(len(frames) for frames, _ in scenes)
+        for i in range(count):
+            order = range(len(scenes)) if i % 2 == 0 else reversed(range(len(scenes)))
+            for k in order:
+                frames, want = scenes[k]
+                page, (times, stages) = pages[k], out[k]
+                small = page.working_gray(frames[i])  # made ahead by the decoder's thread in ``video`` and ``live``
+                r = page.step(frames[i], small=small)
+                solved = sum(p.solution is not None for p in r.puzzles)
+                if solved < want:
+                    print(f"  note: frame {r.frame} had {solved} of {want} answers drawn", file=sys.stderr)
+                times.append(r.t_ms)
+                for key, v in r.timings.items():
+                    stages[key] = stages.get(key, 0.0) + v / count
+    finally:
+        for page in pages:
+            page.close()
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -108,8 +128,8 @@ def main(argv: list[str] | None = None) -> int:
     s3: dict[str, float] = {}
     s1: dict[str, float] = {}
     for _ in range(args.rounds):
-        for frames, want, times, stages in ((one, 1, t1, s1), (three, n, t3, s3)):
-            ts, st = run(frames, want, readers, warm=30)
+        got = run([(one, 1), (three, n)], readers, warm=30)
+        for (ts, st), times, stages in zip(got, (t1, t3), (s1, s3)):
             times += ts
             for k, v in st.items():
                 stages[k] = stages.get(k, 0.0) + v / args.rounds

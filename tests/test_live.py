@@ -436,6 +436,30 @@ def test_the_cells_under_a_glare_spot_are_told_and_an_evenly_lit_page_has_none()
     assert not loc.glared(q).any()
 
 
+def test_a_frames_blur_ink_and_glare_looks_share_one_squared_grid_and_the_next_frame_is_looked_at_afresh():
+    """The locator squares the board up once a frame for all its looks: each look gives what it gives on its
+    own (``cells.evenness``, ``cells.quick_ink``), on this frame's pixels and this board's place, never the last."""
+    from ar_sudoku.ar.locator import BoardLocator
+    from ar_sudoku.vision.cells import evenness, quick_ink
+
+    q = quad((W / 2, H / 2), 380, 3, 0.05)
+    frames = [place(*page(p.puzzle, seed=1), q, background((W, H), 3), 0.6) for p in (A, B)]
+    loc = BoardLocator()
+    want = np.array([ch != "." for ch in A.puzzle])
+    for frame in [*frames, _glare(frames[0], (W / 2, H / 2))]:
+        loc.prepare(frame, None)
+        gray = working_gray(frame, loc.work_side)
+        for at in (q, q + 2.0):  # the same frame, the board found a little elsewhere: looked at there
+            first = loc._evenness(at)
+            assert first == evenness(gray, at)
+            assert (loc.inked(at, expect=want) == (quick_ink(gray, at, expect=want) > 0.5)).all()
+            assert loc._evenness(at) == first
+    loc.prepare(frames[0], None)
+    before = loc.inked(q)
+    loc.prepare(frames[1], None)  # another puzzle in the same place: its own ink, not the last frame's
+    assert (loc.inked(q) != before).any()
+
+
 def test_under_a_glare_spot_the_answer_stays_drawn_and_another_puzzle_under_it_is_never_given_it(reader):
     """The per-frame ink check leaves out the cells a glare spot lifts (their print fades, it is not gone):
     the locked board keeps its answer under the spot, and a different puzzle in its place, under the same

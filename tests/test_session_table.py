@@ -178,3 +178,23 @@ def test_a_re_read_with_givens_that_contradict_the_puzzle_stops_the_drawing(fres
         few = "".join(str(int(ch) % 9 + 1) if ch != "." and i < 20 else "." for i, ch in enumerate(EASY))
         _solved_rereading(s, few)  # eight contradicting givens, the rest unseen: suspect, drawn no more
         assert s.state is State.SUSPECT and s.marks() is None
+
+
+def test_what_a_frame_reports_written_on_the_paper_follows_the_ledger_and_is_made_once_while_it_stays():
+    from ar_sudoku.ar.ledger import EntryLedger
+
+    givens = "1" + "." * 80
+    ledger = EntryLedger()
+    blank = ledger.on_paper(givens)
+    assert blank.cells == "g" + "." * 80 and blank.entries == "." * 81
+    assert ledger.on_paper(givens) is blank  # nothing changed: the same report
+    entries = ".5" + "." * 79
+    ledger.take(givens, entries, ())
+    assert ledger.on_paper(givens) == blank  # seen once: not yet confirmed
+    ledger.take(givens, entries, ((1, "6"),))
+    now = ledger.on_paper(givens)
+    assert now.cells == "ge" + "." * 79 and now.entries == entries and now.doubts == ((1, "6"),)
+    ledger.take(givens, "." * 81, ())
+    ledger.take(givens, "." * 81, ())  # rubbed out: blank in two readings running
+    assert ledger.on_paper(givens) == blank
+    assert ledger.on_paper("2" + "." * 80).cells == "g" + "." * 80  # another puzzle's givens

@@ -29,3 +29,17 @@ def test_a_large_arrays_ranks_are_the_same_bracketed_by_a_sample_as_selected_who
     monkeypatch.setattr(stats, "_bracketed", lambda flat, sample, r: None)  # every bracket missed: selected whole
     assert np.array_equal(bracketed, percentiles(a, qs))
     assert np.allclose(bracketed, np.percentile(a, qs), rtol=1e-6)
+
+
+def test_a_small_arrays_percentiles_taken_in_plain_floats_are_the_whole_selections_exactly():
+    """A live board's few dozen values go the short way (``stats._small``); a row of a 2-D array goes the array
+    way: the two agree to the bit, for every dtype the looks use."""
+    rng = np.random.default_rng(11)
+    for n in (1, 2, 81, 144, 1000):
+        for a in (rng.normal(100, 40, n).astype(np.float32), rng.normal(size=n),
+                  rng.integers(0, 256, n).astype(np.uint8), np.round(rng.normal(9, 3, n)).astype(np.float32)):
+            qs = [0, 5, 50, 75, 95, 99.5, 100]
+            short = percentiles(a, qs)
+            assert np.array_equal(short, percentiles(a[None], qs, axis=-1)[:, 0])
+            assert np.allclose(short, np.percentile(a, qs), rtol=1e-9)
+            assert percentile(a, 95) == short[4]

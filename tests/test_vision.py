@@ -112,6 +112,39 @@ def test_pale_print_on_a_page_written_in_dark_pen_is_still_ink_once_the_print_is
     assert all(ink[c] <= 0.5 for c in gone) and all(ink[c] > 0.5 for c in givens - gone)
 
 
+def test_the_per_frame_ink_look_is_each_cells_darkest_middle_against_its_median_scaled_by_the_print():
+    """``quick_ink``'s cells, each a row of its own, give what numpy's median and percentiles over the grid give."""
+    rng = np.random.default_rng(3)
+    corners = np.float32([[4, 3], [352, 6], [356, 355], [2, 350]])
+    for k in range(5):
+        page = _inked_page(set(rng.choice(81, 25, replace=False)), set(rng.choice(81, 10 * k, replace=False)))
+        page = np.clip(page * rng.uniform(0.4, 1.0) + rng.normal(0, 4, page.shape), 0, 255).astype(np.uint8)
+        want = rng.random(81) < 0.3
+        w = warp_grid(page, corners, 12).astype(np.float32).reshape(9, 12, 9, 12)
+        depth = (np.median(w, axis=(1, 3)) - w[:, 3:9, :, 3:9].min(axis=(1, 3))).reshape(81)
+        for expect in (None, want):
+            scale = np.percentile(depth, 95)
+            if expect is not None:
+                scale = min(scale, np.percentile(depth[expect], 75))
+            assert np.allclose(quick_ink(page, corners, expect=expect), depth / max(scale, 10.0), rtol=1e-6)
+
+
+def test_a_glare_spot_is_told_from_a_lit_side_by_the_rows_and_columns_median_light_as_numpy_takes_it():
+    from ar_sudoku.vision.cells import SPOT, is_spot
+
+    rng = np.random.default_rng(4)
+    for k in range(200):
+        levels = rng.normal(170, 6, (9, 9)).astype(np.float32)
+        if k % 3 == 0:
+            levels += np.linspace(0, 50, 9, dtype=np.float32)[None, :]  # a lamp's fall-off across the page
+        if k % 2 == 0:
+            y, x = rng.integers(0, 9, 2)
+            levels[y, x] += rng.uniform(20, 80)  # a spot of light on one cell
+        typical = float(np.median(levels))
+        expected = np.median(levels, axis=1, keepdims=True) + np.median(levels, axis=0, keepdims=True) - typical
+        assert is_spot(levels) == (float(((levels - expected) / np.maximum(255.0 - expected, 1.0)).max()) >= SPOT)
+
+
 @pytest.mark.parametrize("angle", [0, 15, 75, 90])
 def test_a_shaking_hands_streak_near_the_grids_lines_makes_its_edges_uneven_and_dim_light_does_not(angle):
     """(A streak near 45 degrees blurs both ways alike: those frames are still read, as before.)"""

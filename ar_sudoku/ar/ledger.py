@@ -23,6 +23,7 @@ class EntryLedger:
         self.hinted_for: str | None = None  # the givens they were taken on
         self.doubts: tuple[tuple[int, str], ...] = ()  # entries the last reading was unsure of: "looks like"
         self.unreadable: tuple[int, ...] = ()  # cells the last reading could not see (glare)
+        self._on_paper: tuple[tuple, Written] | None = None  # the last ``on_paper`` and what it was made of
 
     def _for(self, givens: str) -> None:
         if self.written_for != givens:
@@ -74,7 +75,13 @@ class EntryLedger:
         self.unreadable = unreadable
 
     def on_paper(self, givens: str) -> Written:
-        """What the frame's result reports: each cell a given, an entry or blank, and the confirmed entries."""
+        """What the frame's result reports: each cell a given, an entry or blank, and the confirmed entries
+        (the same object frame after frame while none of it changes: every tracked puzzle reports it every frame)."""
         paper = self.paper(givens)
+        key = (givens, tuple(paper.items()), self.doubts)
+        if self._on_paper is not None and self._on_paper[0] == key:
+            return self._on_paper[1]
         cells = "".join("g" if g != "." else "e" if i in paper else "." for i, g in enumerate(givens))
-        return Written(cells, "".join(paper.get(i, ".") for i in range(81)), doubts=self.doubts)
+        written = Written(cells, "".join(paper.get(i, ".") for i in range(81)), doubts=self.doubts)
+        self._on_paper = (key, written)
+        return written

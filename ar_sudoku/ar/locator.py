@@ -13,15 +13,16 @@ started from where the page found the grid (``seed``) and, once it has lost the 
 
 from __future__ import annotations
 
+import statistics
 from collections import deque
 from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
 
-from ar_sudoku.vision.cells import evenness, quick_ink, warp_grid
+from ar_sudoku.vision.cells import grid_edges, quick_ink, square
 from ar_sudoku.vision.grid import WORK_SIZE, GridQuad, find_grid, to_gray, working_gray
-from ar_sudoku.vision.lattice import rectify, rotate
+from ar_sudoku.vision.lattice import rotate
 from ar_sudoku.vision.tracker import GridTracker
 from ar_sudoku.vision.yuv import I420, as_bgr
 
@@ -88,6 +89,10 @@ class BoardLocator:
         self.evenness: deque[float] = deque(maxlen=30)  # the board's last frames' ``cells.evenness``
         self.edges: deque[float] = deque(maxlen=30)  # ... and their edges' strength (``_edge_level``)
         self.held = 0  # frames in a row the board has been held (``COAST``), not tracked or detected
+        # this frame's squared-up grid and its edges, by where the board is: the blur, streak, ink and glare
+        # looks of one frame share them (each of those looks runs on every frame)
+        self._squares: dict[bytes, np.ndarray] = {}
+        self._edges: dict[bytes, tuple[np.float32, np.float32]] = {}
 
     # ------------------------------------------------------------------ the frame
 
@@ -106,6 +111,8 @@ class BoardLocator:
         self.scale = min(1.0, self.work_side / max(h, w))
         self.frame = frame
         self._gray = None
+        self._squares.clear()
+        self._edges.clear()
         if small is None or small.shape[:2] != (round(h * self.scale), round(w * self.scale)):
             small = working_gray(frame, self.work_side)
         self.small = small
@@ -268,7 +275,7 @@ class BoardLocator:
     def blurred(self, corners: np.ndarray) -> bool:
         """The grid's edges less even across and down than on the board's recent frames: a motion streak."""
         now = self._evenness(corners)
-        usual = float(np.median(self.evenness)) if len(self.evenness) >= 5 else None
+        usual = statistics.median(self.evenness) if len(self.evenness) >= 5 else None
         self.evenness.append(now)
         self.edges.append(self._edge_level(corners))
         return usual is not None and now < BLUR * usual
@@ -278,25 +285,43 @@ class BoardLocator:
         fainter than usual all ways (a streak along the diagonal blurs across and down alike)."""
         if len(self.evenness) < 5 or len(self.edges) < 5:
             return False
-        return (self._evenness(corners) < BLUR * float(np.median(self.evenness))
-                or self._edge_level(corners) < SOFT * float(np.median(self.edges)))
+        return (self._evenness(corners) < BLUR * statistics.median(self.evenness)
+                or self._edge_level(corners) < SOFT * statistics.median(self.edges))
 
     def _edge_level(self, corners: np.ndarray) -> float:
         """How strong the squared-up grid's edges are: the mean gradient, across and down."""
-        warped = self._square(corners)
-        return float(np.abs(cv2.Sobel(warped, cv2.CV_32F, 1, 0)).mean()
-                     + np.abs(cv2.Sobel(warped, cv2.CV_32F, 0, 1)).mean())
+        ex, ey = self._grid_edges(corners)
+        return float(ex + ey)
+
+    def _key(self, corners: np.ndarray) -> bytes:
+        """Where the board is on this frame, as the per-frame looks' key (its lattice too, when curled)."""
+        at = np.ascontiguousarray(corners)
+        key = at.dtype.str.encode() + at.tobytes()
+        return key if self.lattice is None else key + self.lattice.dtype.str.encode() + self.lattice.tobytes()
 
     def _square(self, corners: np.ndarray, cell: int = 12) -> np.ndarray:
-        """The grid squared up small from the working frame (float), ``cell`` pixels a cell."""
-        k = self.scale
-        warped = (rectify(self.small, self.lattice * k, cell) if self.lattice is not None
-                  else warp_grid(self.small, corners * k, cell))
-        return warped.astype(np.float32)
+        """The grid squared up small from the working frame (float), ``cell`` pixels a cell; made once a frame
+        for where the board is, whichever look asks first."""
+        key = self._key(corners) + bytes([cell])
+        got = self._squares.get(key)
+        if got is None:
+            k = self.scale
+            got = self._squares[key] = square(self.small, corners * k, cell,
+                                              None if self.lattice is None else self.lattice * k)
+            got.flags.writeable = False  # shared by the frame's looks
+        return got
+
+    def _grid_edges(self, corners: np.ndarray) -> tuple[np.float32, np.float32]:
+        key = self._key(corners)
+        got = self._edges.get(key)
+        if got is None:
+            got = self._edges[key] = grid_edges(self._square(corners))
+        return got
 
     def _evenness(self, corners: np.ndarray) -> float:
-        k = self.scale
-        return evenness(self.small, corners * k, lattice=None if self.lattice is None else self.lattice * k)
+        """``cells.evenness`` of the board on this frame."""
+        ex, ey = (float(v) for v in self._grid_edges(corners))
+        return min(ex, ey) / max(ex, ey, 1e-6)
 
     def moved_to(self, corners: np.ndarray | None) -> None:
         """The frame's corners become the last ones; the motion since the last frame is kept as ``speed``."""
@@ -307,9 +332,7 @@ class BoardLocator:
     def inked(self, corners: np.ndarray, expect: np.ndarray | None = None) -> np.ndarray:
         """Every frame, cheaply: which of the 81 cells hold ink (a bool per cell); ``expect``, the cells
         that should (``quick_ink``: their print sets the scale when it is paler than the pen)."""
-        k = self.scale
-        lattice = None if self.lattice is None else self.lattice * k
-        return quick_ink(self.small, corners * k, lattice=lattice, expect=expect) > 0.5
+        return quick_ink(self.small, corners * self.scale, expect=expect, squared=self._square(corners)) > 0.5
 
     def glared(self, corners: np.ndarray) -> np.ndarray:
         """Every frame, cheaply: which of the 81 cells a glare spot lifts towards white (a bool per cell), where

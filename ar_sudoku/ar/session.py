@@ -177,6 +177,7 @@ class ARSession:
         self.frame_index = -1
         self.streaked = False  # this frame's board is held where it was, its grid streaked (``Located.streaked``)
         self._marks_key: tuple | None = None
+        self._given_cells: tuple[str | None, np.ndarray] = (None, np.zeros(81, bool))  # givens, their inked cells
         self._marks: Marks | None = None
         # what each state does on a steady frame with the board in view
         self._on_steady: dict[State, Callable[[np.ndarray], np.ndarray]] = {
@@ -405,7 +406,11 @@ class ARSession:
         """Every frame, cheaply: do the inked cells still match the givens? A different puzzle
         (or a hand over this one) fails at once, and a full re-read is due on the next frame."""
         assert self.board.givens is not None
-        want = np.array([ch != "." for ch in self.board.givens])
+        if self._given_cells[0] != self.board.givens:
+            cells = np.array([ch != "." for ch in self.board.givens])
+            cells.flags.writeable = False
+            self._given_cells = (self.board.givens, cells)
+        want = self._given_cells[1]
         # with a person's pen about, the print sets the ink's scale (pale print under dark pen is not gone)
         ink = self.locator.inked(corners, expect=None if self.kinds is None else want)
         if self.kinds is None:  # print only: any change of the ink pattern counts
@@ -413,7 +418,7 @@ class ARSession:
         else:  # new ink in an empty cell is someone writing, not another puzzle: givens gone missing count
             mismatch = want & ~ink
             known = self.ledger.known()
-            if any(ink[i] and not want[i] and i not in known for i in range(81)):
+            if any(int(i) not in known for i in np.flatnonzero(ink & ~want)):
                 self.board.since_read = max(self.board.since_read, self.cfg.recheck_every - 2)  # read it soon
         for i in self.overrides:
             mismatch[i] = False

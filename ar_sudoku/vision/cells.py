@@ -66,8 +66,10 @@ def is_spot(page: np.ndarray) -> bool:
     if page.shape != (9, 9):  # a smooth paper map (the kind model's views): too smooth to tell, as before
         return True
     levels = page.astype(np.float32)
-    typical = float(np.median(levels))
-    expected = np.median(levels, axis=1, keepdims=True) + np.median(levels, axis=0, keepdims=True) - typical
+    # the medians of 81 and of 9 values are their middle ones (np.median's, taken by a sort: a live board's ink
+    # check asks this on every frame under a bright spot)
+    typical = float(np.sort(levels, axis=None)[40])
+    expected = np.sort(levels, axis=1)[:, 4:5] + np.sort(levels, axis=0)[4:5, :] - typical
     lift = (levels - expected) / np.maximum(255.0 - expected, 1.0)
     return float(lift.max()) >= SPOT
 
@@ -335,33 +337,51 @@ def cut_cells(warped: np.ndarray, cell: int = CELL) -> CellCuts:
     return CellCuts(patches, has, score, faint)
 
 
-def evenness(gray: np.ndarray, corners: np.ndarray, cell: int = 12, lattice: np.ndarray | None = None) -> float:
+def square(gray: np.ndarray, corners: np.ndarray, cell: int = 12, lattice: np.ndarray | None = None) -> np.ndarray:
+    """The grid squared up small (``cell`` pixels a cell, float): what the per-frame looks below measure, made
+    once for all of them (a live board is looked at several ways on every frame)."""
+    warped = rectify(gray, lattice, cell) if lattice is not None else warp_grid(gray, corners, cell)
+    return warped.astype(np.float32)
+
+
+def grid_edges(squared: np.ndarray) -> tuple[np.float32, np.float32]:
+    """The squared-up grid's mean gradient across and down (float32, as ``evenness`` and a live board's edge
+    strength both take them)."""
+    ex = np.abs(cv2.Sobel(squared, cv2.CV_32F, 1, 0)).mean()
+    ey = np.abs(cv2.Sobel(squared, cv2.CV_32F, 0, 1)).mean()
+    return ex, ey
+
+
+def evenness(gray: np.ndarray, corners: np.ndarray, cell: int = 12, lattice: np.ndarray | None = None,
+             squared: np.ndarray | None = None) -> float:
     """How evenly the squared-up grid's edges run both ways: the smaller of its mean horizontal and vertical
     gradients over the larger. A grid has as many edges across as down, so a sharp one is near 1 whatever the
-    light; a shaking hand's streak blurs the edges across it and not along it, and the ratio drops."""
-    warped = rectify(gray, lattice, cell) if lattice is not None else warp_grid(gray, corners, cell)
-    w = warped.astype(np.float32)
-    ex = float(np.abs(cv2.Sobel(w, cv2.CV_32F, 1, 0)).mean())
-    ey = float(np.abs(cv2.Sobel(w, cv2.CV_32F, 0, 1)).mean())
+    light; a shaking hand's streak blurs the edges across it and not along it, and the ratio drops.
+    ``squared``: the grid's ``square`` at ``cell``, if it was made already."""
+    ex, ey = (float(v) for v in grid_edges(square(gray, corners, cell, lattice) if squared is None else squared))
     return min(ex, ey) / max(ex, ey, 1e-6)
 
 
 def quick_ink(gray: np.ndarray, corners: np.ndarray, cell: int = 12, lattice: np.ndarray | None = None,
-              expect: np.ndarray | None = None) -> np.ndarray:
+              expect: np.ndarray | None = None, squared: np.ndarray | None = None) -> np.ndarray:
     """A cheap guess of which cells hold ink, for checking every frame.
 
     The grid is warped small; a cell's darkest central pixel against its own
     median (the paper) gives how inked it is, scaled by the grid's contrast.
     ``expect`` (81 bools: the cells whose print is looked for) scales by that
     print instead when it is fainter than the page's darkest ink: pale print
-    on a page written in dark pen is still print, not gone.
+    on a page written in dark pen is still print, not gone. ``squared``: the
+    grid's ``square`` at ``cell``, if it was made already.
     Returns 81 values; above 0.5 means ink.
     """
-    warped = rectify(gray, lattice, cell) if lattice is not None else warp_grid(gray, corners, cell)
-    w = warped.astype(np.float32).reshape(9, cell, 9, cell)
+    w = square(gray, corners, cell, lattice) if squared is None else squared
+    # each cell's pixels in a row of their own: the darkest of its middle, and its median (the middle of its
+    # sorted row, as np.median takes it), at a fraction of the cost of reducing over the grid's axes
+    by_cell = w.reshape(9, cell, 9, cell).transpose(0, 2, 1, 3).reshape(81, cell, cell)
     m = cell // 4
-    dark = w[:, m : cell - m, :, m : cell - m].min(axis=(1, 3))
-    paper = np.median(w, axis=(1, 3))
+    dark = by_cell[:, m : cell - m, m : cell - m].min(axis=(1, 2)).reshape(9, 9)
+    n = cell * cell
+    paper = np.sort(by_cell.reshape(81, n), axis=1)[:, (n - 1) // 2 : n // 2 + 1].mean(axis=1).reshape(9, 9)
     depth = paper - dark
     gain = glare_gain(paper, paper)
     if gain is not None:  # print under a glare keeps its ink: its givens are not taken as gone

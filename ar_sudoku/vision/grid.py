@@ -943,12 +943,14 @@ def reading_order(grids: list[GridQuad]) -> list[GridQuad]:
     A row is the grids whose heights overlap (by half of the shorter one), not the same y: a page
     photographed at a tilt puts one puzzle of a row a little higher than its neighbour.
     """
+    # each grid's top, bottom and middle, taken once (a live page orders its puzzles on every frame)
+    span = {id(g): (float(g.corners[:, 1].min()), float(g.corners[:, 1].max())) for g in grids}
     rows: list[list[GridQuad]] = []
-    for g in sorted(grids, key=lambda g: float(g.corners[:, 1].min())):
-        top, bottom = float(g.corners[:, 1].min()), float(g.corners[:, 1].max())
+    for g in sorted(grids, key=lambda g: span[id(g)][0]):
+        top, bottom = span[id(g)]
         for row in rows:
-            r_top = min(float(o.corners[:, 1].min()) for o in row)
-            r_bottom = max(float(o.corners[:, 1].max()) for o in row)
+            r_top = min(span[id(o)][0] for o in row)
+            r_bottom = max(span[id(o)][1] for o in row)
             if min(bottom, r_bottom) - max(top, r_top) > 0.5 * min(bottom - top, r_bottom - r_top):
                 row.append(g)
                 break

@@ -57,6 +57,8 @@ def percentiles(a: np.ndarray, qs: list[float], axis: int | None = None) -> np.n
     Rows (each cell's pixels) and small arrays are partitioned whole."""
     flat = a.ravel() if axis is None else a
     n = flat.shape[-1]
+    if flat.ndim == 1 and 0 < n <= SMALL:
+        return _small(flat, qs)
     pos = np.asarray(qs, np.float64) / 100 * (n - 1)
     lo = pos.astype(np.int64)
     ranked = _bracketed_ranks(flat, lo) if flat.ndim == 1 and n > SMALL else None
@@ -66,6 +68,21 @@ def percentiles(a: np.ndarray, qs: list[float], axis: int | None = None) -> np.n
         ranked = part[..., lo].astype(np.float64), part[..., hi].astype(np.float64)
     low, high = ranked
     return np.moveaxis(low + (high - low) * (pos - lo), -1, 0)
+
+
+def _small(flat: np.ndarray, qs: list[float]) -> np.ndarray:
+    """``percentiles`` of a small 1-D array, the same arithmetic in plain floats: a live board's few dozen values
+    are looked at several times a frame, where the array machinery would cost more than the selection."""
+    n = flat.size
+    pos = [float(q) / 100 * (n - 1) for q in qs]
+    lo = [int(p) for p in pos]
+    hi = [min(r + 1, n - 1) for r in lo]
+    part = np.partition(flat, sorted(set(lo + hi)))
+    out = []
+    for p, r, r1 in zip(pos, lo, hi):
+        low, high = float(part[r]), float(part[r1])
+        out.append(low + (high - low) * (p - r))
+    return np.array(out)
 
 
 def percentile(a: np.ndarray, q: float) -> float:
