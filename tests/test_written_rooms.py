@@ -263,3 +263,13 @@ def test_a_barely_started_page_whose_print_a_shaken_hand_made_look_written_is_se
     assert obj["status"] == "solved" and "settle it" in obj["message"]
     scored = robust.score(item, obj)
     assert scored["agrees"] and scored["false_alarms"] == 0 and scored["wrong_digits"] == 0
+
+
+@pytest.mark.data
+def test_two_givens_a_dim_room_misreads_into_clashes_are_both_set_right_by_the_entries(robust):
+    """image23 in a dim room: a printed 9 and a 6 both read as 8, each clashing with another 8 (``invalid``, no
+    answer). No single given left out lets the sure entries settle the puzzle; the two that end every clash
+    between them do, each to a digit its readers see some of (``reading.entries_against``)."""
+    item, obj, _, _ = _read(robust, "image23", "dim")
+    assert obj["status"] == "solved" and obj["givens"] == item.givens and not obj["mistakes"]
+    assert "corrected by your entries:" in obj["message"] and "r5c9: 8->9" in obj["message"]

@@ -7,8 +7,9 @@ in, a frozen :class:`BoardResult` out (the rules themselves are in
 
 from __future__ import annotations
 
+import itertools
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import replace
 
 import cv2
@@ -1057,17 +1058,17 @@ GIVEN_ODDS = 0.02  # the least odds either reader gives a misread given's true d
 
 def entries_against(result: BoardResult, kinds: CellKinds, printed: Reading, skip: Collection[int] = (),
                     timeout: float = 1.0) -> BoardResult:
-    """A misread given that the person's own sure entries contradict, set right by them.
+    """Misread givens that the person's own sure entries contradict, set right by them.
 
     A given misread as another digit can still make a puzzle with one solution: another puzzle's. Its
     answer then disagrees with many of the entries written on the page (image43 in a dim room: a printed
     5 read as 8, and 14 right entries doubted). People make a mistake or two, not a row of them, and one
     given's change that makes the sure entries agree with the answer is the misreading: each given (not
     ``skip``) is left out in turn, the entries settle the rest (``written.settle``), and the one solution
-    that agrees with nearly all of them (as :func:`_settled` asks), giving that cell a digit its readers see some
-    of, is taken. When
-    two givens would each do, nothing is changed. A reading whose givens clash (``invalid``) is set right
-    the same way, one of the clashing givens left out.
+    that agrees with nearly all of them (as :func:`_settled` asks), giving the cell a digit its readers
+    see some of, is taken. When two would each do, nothing is changed. A reading whose givens clash
+    (``invalid``) is set right the same way, one of the clashing givens left out, or two that between
+    them end every clash.
     """
     if not result.givens:
         return result
@@ -1075,41 +1076,55 @@ def entries_against(result: BoardResult, kinds: CellKinds, printed: Reading, ski
     p_entry = kinds.probs[:, 10:19].sum(axis=1)
     sure = [int(i) for i in np.argsort(-p_entry) if kinds.kinds[i] == ENTRY and p_entry[i] >= 0.9
             and is_empty(givens[i]) and kinds.digits[i]]
-    if result.status == Status.INVALID:  # two givens clash: one of them is misread
-        suspects = {i for c in validate(parse_line(givens)) for i in (c.a, c.b)}
+    if len(sure) < 2 * AGAINST_ENTRIES:
+        return result
+
+    def order(cells: Iterable[int]) -> list[int]:  # the least sure given first, the user's own never
+        return sorted(set(cells) - set(skip), key=lambda i: float(printed.confidence[i]))
+
+    tries: list[tuple[int, ...]]
+    if result.status == Status.INVALID:  # givens clash: one or two of them are misread
+        clashes = validate(parse_line(givens))
+        suspects = order(i for c in clashes for i in (c.a, c.b))
+        tries = [(i,) for i in suspects] + [
+            pair for pair in itertools.combinations(suspects, 2)
+            if all(c.a in pair or c.b in pair for c in clashes)]
     elif result.status == Status.SOLVED and result.message != SEVERAL and result.solution:
         against = [i for i in sure if result.solution[i] != str(kinds.digits[i])]
         if len(against) < max(AGAINST_ENTRIES, len(sure) // 10):
             return result
-        suspects = {i for i, g in enumerate(givens) if not is_empty(g)}
+        tries = [(i,) for i in order(i for i, g in enumerate(givens) if not is_empty(g))]
     else:
-        return result
-    if len(sure) < 2 * AGAINST_ENTRIES:
         return result
     entries = [(i, str(kinds.digits[i])) for i in sure]
     deadline = time.perf_counter() + timeout
-    fixes: list[tuple[int, str]] = []
-    for i in sorted(suspects - set(skip), key=lambda i: float(printed.confidence[i])):
+    fixes: list[tuple[tuple[int, ...], str]] = []
+    for cells in tries:
+        if fixes and len(cells) > len(fixes[0][0]):  # a single given's change is taken before two
+            break
         if time.perf_counter() > deadline:
             return result
-        found = settle(_without(givens, [i]), entries, timeout=min(0.3, max(0.01, deadline - time.perf_counter())))
+        found = settle(_without(givens, list(cells)), entries,
+                       timeout=min(0.3, max(0.01, deadline - time.perf_counter())))
         if found is None:
             continue
         other = found[0]
-        d = int(other[i])
-        if other[i] == givens[i] or sum(other[k] != str(kinds.digits[k]) for k in sure) > max(2, len(sure) // 10):
+        if any(other[i] == givens[i] for i in cells) or sum(
+                other[k] != str(kinds.digits[k]) for k in sure) > max(2, len(sure) // 10):
             continue
-        if max(float(printed.probs[i, d]), float(kinds.probs[i, d]), float(kinds.probs[i, 9 + d])) < GIVEN_ODDS:
+        if any(max(float(printed.probs[i, d]), float(kinds.probs[i, d]), float(kinds.probs[i, 9 + d])) < GIVEN_ODDS
+               for i, d in ((i, int(other[i])) for i in cells)):
             continue
-        fixes.append((i, other))
+        fixes.append((cells, other))
         if len(fixes) > 1:
             return result
     if not fixes:
         return result
-    i, other = fixes[0]
-    note = f"{NAMES[i]}: {givens[i]}->{other[i]}"
-    return replace(result, status=Status.SOLVED, givens=givens[:i] + other[i] + givens[i + 1:], solution=other,
-                   corrected=result.corrected + (note,),
+    cells, other = fixes[0]
+    note = ", ".join(f"{NAMES[i]}: {givens[i]}->{other[i]}" for i in cells)
+    fixed = "".join(other[i] if i in cells else g for i, g in enumerate(givens))
+    return replace(result, status=Status.SOLVED, givens=fixed, solution=other,
+                   corrected=result.corrected + tuple(note.split(", ")),
                    message="; ".join(filter(None, [result.message if result.status == Status.SOLVED else "",
                                                    "corrected by your entries: " + note])))
 
