@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
-from ar_sudoku.vision.cells import grid_edges, quick_ink, square
+from ar_sudoku.vision.cells import edges_evenness, grid_edges, quick_ink, square
 from ar_sudoku.vision.grid import WORK_SIZE, GridQuad, find_grid, to_gray, working_gray
 from ar_sudoku.vision.lattice import rotate
 from ar_sudoku.vision.tracker import GridTracker
@@ -320,8 +320,7 @@ class BoardLocator:
 
     def _evenness(self, corners: np.ndarray) -> float:
         """``cells.evenness`` of the board on this frame."""
-        ex, ey = (float(v) for v in self._grid_edges(corners))
-        return min(ex, ey) / max(ex, ey, 1e-6)
+        return edges_evenness(self._grid_edges(corners))
 
     def moved_to(self, corners: np.ndarray | None) -> None:
         """The frame's corners become the last ones; the motion since the last frame is kept as ``speed``."""

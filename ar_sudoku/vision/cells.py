@@ -352,13 +352,16 @@ def grid_edges(squared: np.ndarray) -> tuple[np.float32, np.float32]:
     return ex, ey
 
 
-def evenness(gray: np.ndarray, corners: np.ndarray, cell: int = 12, lattice: np.ndarray | None = None,
-             squared: np.ndarray | None = None) -> float:
+def evenness(gray: np.ndarray, corners: np.ndarray, cell: int = 12, lattice: np.ndarray | None = None) -> float:
     """How evenly the squared-up grid's edges run both ways: the smaller of its mean horizontal and vertical
     gradients over the larger. A grid has as many edges across as down, so a sharp one is near 1 whatever the
-    light; a shaking hand's streak blurs the edges across it and not along it, and the ratio drops.
-    ``squared``: the grid's ``square`` at ``cell``, if it was made already."""
-    ex, ey = (float(v) for v in grid_edges(square(gray, corners, cell, lattice) if squared is None else squared))
+    light; a shaking hand's streak blurs the edges across it and not along it, and the ratio drops."""
+    return edges_evenness(grid_edges(square(gray, corners, cell, lattice)))
+
+
+def edges_evenness(edges: tuple[np.float32, np.float32]) -> float:
+    """:func:`evenness` of a grid whose ``grid_edges`` are known."""
+    ex, ey = (float(v) for v in edges)
     return min(ex, ey) / max(ex, ey, 1e-6)
 
 

@@ -759,6 +759,12 @@ def pale_pen_entries(kinds: CellKinds, second: EntryOpinion) -> CellKinds:
     return CellKinds(cell_kinds, digits, probs, confidence, kinds.ink)
 
 
+def _sure_entries(kinds: CellKinds, sure: float = 0.9) -> list[int]:
+    """The cells read as entries with at least ``sure`` entry odds, surest first."""
+    p_entry = kinds.probs[:, 10:19].sum(axis=1)
+    return [int(i) for i in np.argsort(-p_entry) if kinds.kinds[i] == ENTRY and p_entry[i] >= sure]
+
+
 class EntryOpinion:
     """A second look at a few handwritten cells of one grid, by the entry-digit model.
 
@@ -836,9 +842,7 @@ class EntryOpinion:
         page's entries it does.
         """
         if self._entry_height is None:
-            p_entry = kinds.probs[:, 10:19].sum(axis=1)
-            order = [int(i) for i in np.argsort(-p_entry) if kinds.kinds[i] == ENTRY and p_entry[i] >= sure]
-            h = [x for x in self.heights(order[:REFERENCE]) if x > 0]
+            h = [x for x in self.heights(_sure_entries(kinds, sure)[:REFERENCE]) if x > 0]
             self._entry_height = float(np.median(h)) if len(h) >= MIN_REFERENCE else 0.0
         return self._entry_height
 
@@ -1032,7 +1036,7 @@ def _settled(result: BoardResult, kinds: CellKinds, sure: float = 0.9) -> BoardR
     together), are tried too, surest first.
     """
     p_entry = kinds.probs[:, 10:19].sum(axis=1)
-    order = [int(i) for i in np.argsort(-p_entry) if kinds.kinds[i] == ENTRY and p_entry[i] >= sure]
+    order = _sure_entries(kinds, sure)
     if not order:  # nothing written: a printed page keeps its one-of-several solution and the message
         return result
     p_digit = p_entry + kinds.probs[:, 1:10].sum(axis=1)
@@ -1073,9 +1077,7 @@ def entries_against(result: BoardResult, kinds: CellKinds, printed: Reading, ski
     if not result.givens:
         return result
     givens = result.givens
-    p_entry = kinds.probs[:, 10:19].sum(axis=1)
-    sure = [int(i) for i in np.argsort(-p_entry) if kinds.kinds[i] == ENTRY and p_entry[i] >= 0.9
-            and is_empty(givens[i]) and kinds.digits[i]]
+    sure = [i for i in _sure_entries(kinds) if is_empty(givens[i]) and kinds.digits[i]]
     if len(sure) < 2 * AGAINST_ENTRIES:
         return result
 
