@@ -76,6 +76,17 @@ def test_a_puzzle_is_held_out_with_all_its_photos():
 
 
 @pytest.mark.data
+def test_no_shipped_model_trained_on_a_held_out_photo(robust):
+    """Each model's json lists the photos it held out; none of the benchmark's held-out sudoku-photos may be
+    missing from any list (models trained on the photo-number split had seen 40 of the 70)."""
+    held = [it for it in robust.items("held-out") if it.group != "hand"]
+    assert len(held) == 70
+    assert robust.seen_in_training(held) == []
+    train = [it for it in robust.items("train") if it.group != "hand"]
+    assert len(robust.seen_in_training(train)) == len({it.name for it in train})
+
+
+@pytest.mark.data
 def test_a_held_out_page_in_a_dim_rooms_sensor_noise_is_read_as_print_not_handwriting(robust):
     """image150 in the benchmark's dim room: speckled paper made its print look like pen strokes (13
     givens read as entries, the puzzle unsolvable). The noisy grid is now smoothed before its views are
