@@ -9,10 +9,12 @@ A spawned child is a fresh interpreter that needs a while to import its modules;
 set once its code runs would come too late. So the parent starts children with SIGINT
 *blocked* (a signal mask survives ``fork`` and ``exec``): a Ctrl-C during the child's start
 stays pending, and :func:`ignore_sigint`, its first act, ignores it for good (which drops one
-pending) and unblocks. The parent's own Ctrl-C is not lost meanwhile: the mask is the calling
-thread's, and Python runs the handler in the main thread whichever thread took the signal (or
-once the mask is lifted). :func:`ordered_map` runs work in such children and stops them whenever
-its caller stops. Like :mod:`errors`, this sits below every layer.
+pending) and unblocks. The block is set once multiprocessing's resource tracker runs: starting
+the tracker (the first spawn does) *unblocks* SIGINT in the calling thread, which undid the
+block for every child started with it. The parent's own Ctrl-C is not lost meanwhile: the mask
+is the calling thread's, and Python runs the handler in the main thread whichever thread took
+the signal (or once the mask is lifted). :func:`ordered_map` runs work in such children and
+stops them whenever its caller stops. Like :mod:`errors`, this sits below every layer.
 """
 
 from __future__ import annotations
@@ -32,6 +34,9 @@ def sigint_blocked() -> Iterator[None]:
     if not hasattr(signal, "pthread_sigmask"):
         yield
         return
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()  # now, not inside the block: its start unblocks SIGINT and SIGTERM
     old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield

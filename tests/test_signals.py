@@ -248,3 +248,29 @@ def test_a_ctrl_c_that_a_c_call_wrapped_in_another_error_still_ends_as_interrupt
     monkeypatch.setattr(solve_cmd, "run", interrupted_inside_c)
     assert main(["solve", "." * 81]) == 130
     assert capsys.readouterr().err.strip().splitlines() == ["ar-sudoku: interrupted"]
+
+
+PROBE = '''
+import signal
+BLOCKED_AT_IMPORT = signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+
+
+def blocked_at_import(_item):
+    return BLOCKED_AT_IMPORT
+'''
+
+
+def test_workers_start_with_ctrl_c_blocked_even_when_they_start_the_resource_tracker(tmp_path):
+    """A worker's own modules are imported (in ``spawn_main``, before its code can ignore Ctrl-C) with SIGINT
+    blocked, in a fresh interpreter where the first spawn also starts multiprocessing's resource tracker: the
+    tracker's start unblocked SIGINT, so a Ctrl-C while a worker was still starting printed its traceback."""
+    (tmp_path / "mask_probe.py").write_text(PROBE)
+    code = ("from ar_sudoku.children import ordered_map\nimport mask_probe\n"
+            "if __name__ == '__main__':\n"
+            "    print(list(ordered_map(mask_probe.blocked_at_import, [0, 1, 2, 3], 2, batch=1)))\n")
+    (tmp_path / "main.py").write_text(code)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
+    run = subprocess.run([sys.executable, "main.py"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "[True, True, True, True]"
