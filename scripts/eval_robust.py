@@ -4,6 +4,7 @@
     python scripts/eval_robust.py --split train --jobs 2
     python scripts/eval_robust.py --conditions taken,glare --limit 10
     python scripts/eval_robust.py --write docs/robustness.md
+    python scripts/eval_robust.py --split train --rows /tmp/after.jsonl   # then compare with a run before
 
 Photos: ``sudoku-photos`` printed and mixed (split by puzzle, ``photos.held_out_puzzles``: the
 photo-number split lets a held-out photo show a puzzle that is also in training), and the
@@ -428,6 +429,8 @@ def main() -> int:
     ap.add_argument("--limit", type=int, help="the first N photos of each group (printed, mixed, hand)")
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="processes (default 2)")
     ap.add_argument("--write", type=Path, help="also write the table, with date, machine and versions, here")
+    ap.add_argument("--rows", type=Path, help="also write every photo's scores under every condition here (JSON "
+                                              "lines), to compare two runs photo by photo")
     args = ap.parse_args()
     conditions = [c.strip() for c in args.conditions.split(",") if c.strip()]
     unknown = [c for c in conditions if c not in CONDITIONS]
@@ -460,6 +463,9 @@ def main() -> int:
     print(f"\n  took {took:.0f} s", file=sys.stderr)
     lines = table(rows, conditions)
     print("\n".join(lines))
+    if args.rows is not None:
+        rows.sort(key=lambda r: (r["group"], r["name"], conditions.index(r["condition"])))
+        args.rows.write_text("".join(json.dumps(r) + "\n" for r in rows))
     if args.write is not None:
         seen = seen_in_training([it for it in todo if it.group != "hand"])
         held_note = ("Held-out split by puzzle (`photos.held_out_puzzles`). "
