@@ -413,8 +413,9 @@ def seen_in_training(todo: list[Item]) -> list[str]:
     """The sudoku-photos of ``todo`` that some shipped model trained on: each model's json records the photos
     it held out (a model trained on another split than the benchmark's would flatter it)."""
     held: list[set[str]] = []
-    for path, key in ((kinds.default_model_path(), "printed_mixed_photos_held_out"),
-                      (entries.default_model_path(), "mixed_photos_held_out"),
+    cell_models = [kinds.default_model_path(), *kinds.more_model_paths()]
+    models = [(path, "printed_mixed_photos_held_out") for path in cell_models]
+    for path, key in (*models, (entries.default_model_path(), "mixed_photos_held_out"),
                       (digits.default_model_path(), "photos_held_out")):
         meta = json.loads(path.with_suffix(".json").read_text())
         data = meta.get("training_data")

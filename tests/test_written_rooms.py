@@ -310,3 +310,45 @@ def test_a_shaken_entry_standing_off_the_prints_place_is_read_as_written(robust,
     tells it: the page is split exactly."""
     item, obj, _, _ = _read(robust, name, "motion")
     assert _split_exactly(item, obj)
+
+
+@pytest.mark.data
+def test_a_shaken_entry_broken_into_pieces_is_an_entry_not_pencil(robust):
+    """image1014 under the benchmark's motion blur: four small red entries (r1c5, r3c3, r7c1, r7c2) came apart
+    into two or three blobs and were read as pencilled candidates. The entry model reads each cell whole as the
+    solution's digit, surely, and the digit is as tall as the page's entries (``reading.BROKEN_ENTRY``)."""
+    item, obj, _, _ = _read(robust, "image1014", "motion")
+    assert [obj["cells"][i] for i in (4, 20, 54, 55)] == ["e"] * 4
+    assert _split_exactly(item, obj)
+
+
+@pytest.mark.data
+def test_a_red_pen_as_light_as_its_paper_in_grey_is_read_from_its_colour(robust):
+    """image17 in the benchmark's dim room: the entries at r1c9 and r4c9 are red strokes nearly as light as
+    the paper in grey, blank to the kind model. Drawn in the entries' ink alone (``kinds.pen_map``) they stand
+    dark while the print vanishes; they are entries, never to be called wrong (``PALE_PEN_MASS``)."""
+    from ar_sudoku.io.images import decode_image
+    from ar_sudoku.vision.kinds import CELL, MARGIN, page_inks, pen_map
+
+    item, obj, _, _ = _read(robust, "image17", "dim")
+    assert obj["cells"][8] == "e" and obj["cells"][35] == "e"
+    assert _split_exactly(item, obj)
+
+    # the map itself, on the photo as taken: the pen's strokes dark, the print (and the paper) white
+    photo = decode_image(item.path.read_bytes(), full=False).image
+    corners = np.float32(_read(robust, "image17", "taken")[1]["corners"])
+    shares = np.float32([[0.34, 0.33, 0.33]] * 40 + [[0.5, 0.47, 0.03]] * 40)
+    probs = np.zeros((80, 20), np.float32)
+    probs[:40, 1], probs[40:, 10] = 1.0, 1.0
+    two = page_inks(probs, shares)
+    assert two is not None
+    pen = pen_map(photo, corners, None, *two).astype(np.float32)
+
+    def darkest(i: int) -> float:  # the darkest tenth of cell i's interior, how far below white
+        y, x = (MARGIN + k * CELL for k in divmod(i, 9))
+        cell = pen[y + 10: y + CELL - 10, x + 10: x + CELL - 10]
+        return 255.0 - float(np.percentile(cell, 10))
+
+    givens = [i for i, g in enumerate(item.givens) if g != "."]
+    entries = [i for i, e in enumerate(item.entries) if e != "."]
+    assert np.median([darkest(i) for i in entries]) > 4 * np.median([darkest(i) for i in givens])

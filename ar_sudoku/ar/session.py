@@ -329,9 +329,11 @@ class ARSession:
         if self.kinds is not None and self.board.oriented:
             # the colour frame: a pen's own ink tells entries from print (kinds.ink_votes)
             lattice = self.locator.lattice
-            seen = grid_views(self.locator.colour(), corners, lattice)
+            colour = self.locator.colour()
+            seen = grid_views(colour, corners, lattice)
             # the entry-digit model, asked about odd entries
-            second = EntryOpinion(self.kinds, gray, corners, lattice=lattice, warped=seen.square)
+            second = EntryOpinion(self.kinds, gray, corners, lattice=lattice, warped=seen.square,
+                                  colour=colour if colour.ndim == 3 else None)
             kinds = read_kinds(self.kinds, seen, second)
             unreadable = self.ledger.unreadable = unreadable_cells(seen.square, kinds, reading)
             printed, reading = reading, fuse(reading, kinds)

@@ -55,7 +55,9 @@ from ar_sudoku.vision.kinds import (
     decide,
     grid_views,
     ink_scores,
+    page_inks,
     paper_noise,
+    pen_map,
     percentile,
     percentiles,
     quiet,
@@ -587,6 +589,9 @@ SURE_DIGIT = 0.5
 # Sizes against the page's own sure entries (the median height of up to REFERENCE of them, at least MIN_REFERENCE):
 # pencilled candidates are about 0.6 of them (0.45-0.8 on the handwritten photos), entries about 1 (>= 0.78).
 LONE_ENTRY = 0.85  # one small digit, read as candidates, this tall and the solution's digit: an entry written small
+# ... or in several pieces (a shaken pen stroke broken up) when the entry model reads the whole cell as the
+# solution's digit this surely (train written-on photos under motion blur: 4 entries of image1014 read as pencil)
+BROKEN_ENTRY = 0.8
 SEEN_ENTRY = 2 / 3  # an entry the gate would drop as a smudge, this tall and the solution's digit: kept
 AGREED_ENTRY = 0.55  # ... this tall when both readers name the solution's digit on a written-on page
 SMALL_ENTRY = 0.75  # an unsure entry on a page with pencil marks, smaller than this (entries: >= 0.78): candidates
@@ -725,6 +730,10 @@ def misplaced_print_is_written(kinds: CellKinds, second: EntryOpinion) -> CellKi
 
 
 PALE_PEN_SURE = 0.8  # the entry model's least probability of its digit for a blank-looking cell in the entries' ink
+# the entry model's least probability of its digit for a blank cell drawn in the entries' ink alone: lower than
+# PALE_PEN_SURE, as its strokes stand out from the print and the paper there (train written-on photos under six
+# conditions: 11 more entries found than at 0.8, none in a blank cell)
+PEN_SURE = 0.5
 PALE_PEN_MASS = 0.75  # the entry odds such a cell is given: a written digit, never sure enough to be called wrong
 
 
@@ -735,7 +744,7 @@ def read_kinds(kinds: KindReader, seen: GridViews, second: EntryOpinion) -> Cell
     :func:`misplaced_print_is_written`, :func:`pale_pen_entries`)."""
     cell_kinds = stains_are_blank(kinds.read(seen.views, seen.inks), seen.square)
     cell_kinds = small_print_is_written(cell_kinds, second, seen.views)
-    return pale_pen_entries(misplaced_print_is_written(cell_kinds, second), second)
+    return pale_pen_entries(misplaced_print_is_written(cell_kinds, second), second, seen.inks)
 
 
 STAIN = 0.4  # an "entry" on a printed page fainter than this share of the print's contrast is a stain
@@ -767,33 +776,39 @@ def stains_are_blank(kinds: CellKinds, square: np.ndarray) -> CellKinds:
     return CellKinds(cell_kinds, digits, probs, confidence, kinds.ink)
 
 
-def pale_pen_entries(kinds: CellKinds, second: EntryOpinion) -> CellKinds:
+def pale_pen_entries(kinds: CellKinds, second: EntryOpinion, inks: np.ndarray | None = None) -> CellKinds:
     """Cells the kind model saw as blank that hold a digit-sized stroke in the page's entries' own ink: entries.
 
     A red pen is pale in grey, and paler still under a warm lamp, in a dim room or off a screen: the kind
-    model saw nothing where the colour plainly shows the person's ink (``CellKinds.ink`` +1, learnt from
-    the page's sure entries). Such a cell is an entry when the entry-digit model, which scales a stroke to
-    its own darkness, reads a digit in it surely and the digit is at least ``SEEN_ENTRY`` of the page's
-    entries' height (a speck of ink is not). Its entry odds stay below ``SURE_WRITTEN``: a digit seen only
-    this way is checked against the solution but never called a mistake.
+    model saw nothing where the colour plainly shows the person's ink. Such a cell is an entry when the
+    entry-digit model, which scales a stroke to its own darkness, reads a digit in it surely and the digit
+    is at least ``SEEN_ENTRY`` of the page's entries' height (a speck of ink is not). It is read twice:
+    in grey where its ink's colour is the entries' (``CellKinds.ink`` +1), then, on a page of two inks
+    (``inks``, :func:`kinds.page_inks`), drawn in the entries' ink alone (:meth:`EntryOpinion.pen_cells`),
+    where a pen as light as its paper in grey is plain. Its entry odds stay below ``SURE_WRITTEN``: a
+    digit seen only this way is checked against the solution but never called a mistake.
     """
-    if kinds.ink is None:
+    if kinds.ink is None or not _sure_of_writing(kinds):
         return kinds
+    found: dict[int, np.ndarray] = {}
     pale = [int(i) for i in np.flatnonzero((kinds.ink > 0) & (kinds.kinds == BLANK))]
-    if not pale or not _sure_of_writing(kinds):
-        return kinds
-    p = second.digits(pale)
-    sure = [k for k in range(len(pale)) if p[k].max() >= PALE_PEN_SURE]
-    cells = second.page_sized(kinds, [pale[k] for k in sure], SEEN_ENTRY)
-    if not cells:
+    if pale:
+        p = second.digits(pale)
+        sure = [k for k in range(len(pale)) if p[k].max() >= PALE_PEN_SURE]
+        sized = set(second.page_sized(kinds, [pale[k] for k in sure], SEEN_ENTRY))
+        found.update((pale[k], p[k]) for k in sure if pale[k] in sized)
+    two = page_inks(kinds.probs, inks) if inks is not None and second.colour is not None else None
+    rest = [int(i) for i in np.flatnonzero(kinds.kinds == BLANK) if int(i) not in found]
+    if two is not None and rest:
+        p, heights = second.pen_cells(rest, two, kinds)
+        found.update((i, p[k]) for k, i in enumerate(rest) if p[k].max() >= PEN_SURE and heights[k] >= SEEN_ENTRY)
+    if not found:
         return kinds
     probs = kinds.probs.copy()
-    for k in sure:
-        i = pale[k]
-        if i in cells:
-            probs[i] = 0.0
-            probs[i, 0] = 1.0 - PALE_PEN_MASS
-            probs[i, 10:19] = PALE_PEN_MASS * p[k]
+    for i, q in found.items():
+        probs[i] = 0.0
+        probs[i, 0] = 1.0 - PALE_PEN_MASS
+        probs[i, 10:19] = PALE_PEN_MASS * q
     cell_kinds, digits, confidence = decide(probs)
     return CellKinds(cell_kinds, digits, probs, confidence, kinds.ink)
 
@@ -811,8 +826,10 @@ class EntryOpinion:
     """
 
     def __init__(self, kinds: KindReader, image: np.ndarray, corners: np.ndarray,
-                 lattice: np.ndarray | None = None, warped: np.ndarray | None = None):
+                 lattice: np.ndarray | None = None, warped: np.ndarray | None = None,
+                 colour: np.ndarray | None = None):
         self.kinds, self.image, self.corners, self.lattice = kinds, image, corners, lattice
+        self.colour = colour  # the picture in BGR, when it has colour: a pale pen is read from its own ink
         self._warped = warped  # ``GridViews.square`` when the kind model's inputs were just made
         self._flat: np.ndarray | None = None
         self._quiet: np.ndarray | None = None
@@ -861,6 +878,18 @@ class EntryOpinion:
         """Whether the picture, before any deblurring, shows a shaken camera's streak."""
         raw = warp_views_grid(to_gray(self.image), self.corners, self.lattice, deblur=False)
         return measure_streak(raw, VIEW_CELL, VIEW_MARGIN) is not None
+
+    def pen_cells(self, cells: list[int], inks: tuple[np.ndarray, np.ndarray],
+                  kinds: CellKinds) -> tuple[np.ndarray, list[float]]:
+        """P(digit 1..9) of each cell drawn in the handwriting's ink alone (:func:`kinds.pen_map`), and its
+        digit's height there over the page's sure entries' (0 where no digit or no reference is found)."""
+        assert self.colour is not None
+        pen = pen_map(self.colour, self.corners, self.lattice, *inks)
+        sure = _sure_entries(kinds)[:REFERENCE]
+        ref = [h for h in (ink_height(cell_region(pen, i)) for i in sure) if h > 0]
+        scale = float(np.median(ref)) if len(ref) >= MIN_REFERENCE else 0.0
+        heights = [ink_height(cell_region(pen, i)) / scale if scale else 0.0 for i in cells]
+        return self.kinds.entries.probabilities(entry_crops(pen, cells)), heights
 
     @property
     def quiet(self) -> np.ndarray:
@@ -982,7 +1011,8 @@ def written_part(givens: str, kinds: CellKinds, printed: Reading, solution: str 
     entries (:meth:`EntryOpinion.entry_height`): one person writes small, another
     pencils large. A digit that the gate would drop, or a single small digit read
     as candidates, is an entry when it is the solution's digit and nearly as tall
-    as the page's entries (``SEEN_ENTRY``, ``LONE_ENTRY``); on a page with pencil
+    as the page's entries (``SEEN_ENTRY``, ``LONE_ENTRY``), and so is a "pencil mark" of several pieces
+    that the entry model reads whole as the solution's digit (``BROKEN_ENTRY``); on a page with pencil
     marks, an unsure entry well below their size is candidates (``SMALL_ENTRY``).
     """
     p_entry = kinds.probs[:, 10:19].sum(axis=1)
@@ -1047,6 +1077,11 @@ def written_part(givens: str, kinds: CellKinds, printed: Reading, solution: str 
     cells, entries = list(w.cells), list(w.entries)
     if solution:  # one digit written small, of the solution and as tall as the page's entries: an entry
         lone = [i for i in marked if i in second.lone and int(second.lone[i].argmax()) + 1 == int(solution[i])]
+        rest = [i for i in marked if i not in lone]
+        if rest:
+            whole = second.digits(rest)
+            lone += [i for k, i in enumerate(rest)
+                     if int(whole[k].argmax()) + 1 == int(solution[i]) and whole[k].max() >= BROKEN_ENTRY]
         for i in second.page_sized(kinds, lone, LONE_ENTRY):
             cells[i], entries[i], pencilled[i] = "e", solution[i], ""
     if "c" in cells:  # a page with pencil marks: an unsure entry well below the page's entries' size is one more
@@ -1389,7 +1424,7 @@ def read_at(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitRe
     unreadable: tuple[int, ...] = ()
     if kinds is not None:
         seen = grid_views(image, corners, bent)
-        second = EntryOpinion(kinds, gray, corners, bent, seen.square)
+        second = EntryOpinion(kinds, gray, corners, bent, seen.square, image if image.ndim == 3 else None)
         cell_kinds = read_kinds(kinds, seen, second)
         unreadable = unreadable_cells(seen.square, cell_kinds, reading, wide=True)
         printed, reading = reading, fuse(reading, cell_kinds)
