@@ -39,7 +39,8 @@ Three such models ship, and the app asks all three on a written page (``kinds.Ki
 ``cells.onnx`` is the command above; ``cells_2.onnx`` the same command on this machine's 141 print faces;
 ``cells_3.onnx`` the same with ``--seed 3``. Each one's json records its command. On the train split's written-on
 photos (``eval_robust --split train`` over taken, motion, blur, dim, screen and half size) the three together
-split 710 of 744 photo-conditions exactly, where the first alone read 706 (with the same reader otherwise).
+split 711 of 744 photo-conditions exactly (the mean of their probabilities; 710 with the geometric mean), where the
+first alone read 706 (with the same reader otherwise).
 
 A rerun is not the same model. The same command on a fresh machine (the apt list above: 141 print faces,
 not 145) gave a model that read the held-out mixed photos split exactly 374 times over eval_robust's

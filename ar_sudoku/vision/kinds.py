@@ -559,12 +559,11 @@ class KindReader:
         ask = np.arange(len(probs)) if written else np.flatnonzero(probs.max(axis=1) < UNSURE)
         if not len(ask):
             return probs
-        logp = np.log(probs[ask] + 1e-6)
+        total = probs[ask].copy()
         for session, name in self.others:
-            logp += np.log(softmax_run(session, name, views[ask], N_CLASSES) + 1e-6)
-        e = np.exp((logp - logp.max(axis=1, keepdims=True)) / (1 + len(self.others)))
+            total += softmax_run(session, name, views[ask], N_CLASSES)
         out = probs.copy()
-        out[ask] = e / e.sum(axis=1, keepdims=True)
+        out[ask] = total / (1 + len(self.others))
         return out
 
     def second_look(self, views: np.ndarray, probs: np.ndarray) -> np.ndarray:
