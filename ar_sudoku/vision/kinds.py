@@ -277,15 +277,19 @@ def warp_views_grid(gray: np.ndarray, corners: np.ndarray, lattice: np.ndarray |
     A curled page (``lattice``, its 10x10 crossings) is rectified through its crossings. A streaked
     grid (a shaken camera) is deblurred (:func:`ar_sudoku.vision.deblur.unstreak`), unless not ``deblur``.
     """
-    img, pts, lat = _grid_crop(gray, corners, lattice)
+    square = _square_halved(gray, corners, lattice, cell, margin)
+    return unstreak(square, cell, margin) if deblur else square
+
+
+def _square_halved(image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None, cell: int,
+                   margin: int) -> np.ndarray:
+    """:func:`_square` of the grid's crop, halved first (pyrDown) while the grid is over twice the target size."""
+    img, pts, lat = _grid_crop(image, corners, lattice)
     span = float(np.ptp(pts if lat is None else lat.reshape(-1, 2), axis=0).max())
     k = 1.0
     while span > 3 * 9 * cell and min(img.shape[:2]) > 8:
-        img = cv2.pyrDown(img)
-        span /= 2
-        k *= 2
-    square = _square(img, pts / k, None if lat is None else lat / k, cell, margin)
-    return unstreak(square, cell, margin) if deblur else square
+        img, span, k = cv2.pyrDown(img), span / 2, k * 2
+    return _square(img, pts / k, None if lat is None else lat / k, cell, margin)
 
 
 @dataclass(frozen=True)
@@ -406,13 +410,8 @@ def pen_map(colour: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None,
     (:func:`page_inks`), made square to the print's: print and the grid lines vanish with the paper;
     the pen's strokes stand dark on white, the strongest at ``PEN_DARKNESS``.
     """
-    img, pts, lat = _grid_crop(colour, corners, lattice)
-    span = float(np.ptp(pts if lat is None else lat.reshape(-1, 2), axis=0).max())
-    k = 1.0
-    while span > 3 * 9 * cell and min(img.shape[:2]) > 8:
-        img, span, k = cv2.pyrDown(img), span / 2, k * 2
-    f = _square(img, pts / k, None if lat is None else lat / k, cell, margin).astype(np.float32)
-    od = cv2.max(cv2.log(_paper_level(f) + 1.0) - cv2.log(f + 1.0), 0.0)
+    f = _square_halved(colour, corners, lattice, cell, margin).astype(np.float32)
+    od = cv2.log(np.maximum(cv2.divide(_paper_level(f) + 1.0, f + 1.0), 1.0))  # log(paper / pixel), one log
     # the pen's colour less its part along the print's: the print's own density projects to nothing
     towards = np.float32(pen_ink - print_ink * float(pen_ink @ print_ink) / max(float(print_ink @ print_ink), 1e-6))
     pen = np.maximum(od.reshape(-1, 3) @ (towards / max(float(np.linalg.norm(towards)), 1e-6)), 0.0)
