@@ -332,8 +332,7 @@ class ARSession:
             colour = self.locator.colour()
             seen = grid_views(colour, corners, lattice)
             # the entry-digit model, asked about odd entries
-            second = EntryOpinion(self.kinds, gray, corners, lattice=lattice, warped=seen.square,
-                                  colour=colour if colour.ndim == 3 else None)
+            second = EntryOpinion(self.kinds, gray, corners, lattice=lattice, warped=seen.square, colour=colour)
             kinds = read_kinds(self.kinds, seen, second)
             unreadable = self.ledger.unreadable = unreadable_cells(seen.square, kinds, reading)
             printed, reading = reading, fuse(reading, kinds)

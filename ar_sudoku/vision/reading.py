@@ -819,6 +819,13 @@ def _sure_entries(kinds: CellKinds, sure: float = 0.9) -> list[int]:
     return [int(i) for i in np.argsort(-p_entry) if kinds.kinds[i] == ENTRY and p_entry[i] >= sure]
 
 
+def _entries_height(heights: list[int]) -> float:
+    """The page's entries' height: the median of its surest entries' (``heights``, 0 where no digit was
+    found); 0 with fewer than ``MIN_REFERENCE`` found."""
+    found = [h for h in heights if h > 0]
+    return float(np.median(found)) if len(found) >= MIN_REFERENCE else 0.0
+
+
 class EntryOpinion:
     """A second look at a few handwritten cells of one grid, by the entry-digit model.
 
@@ -829,7 +836,8 @@ class EntryOpinion:
                  lattice: np.ndarray | None = None, warped: np.ndarray | None = None,
                  colour: np.ndarray | None = None):
         self.kinds, self.image, self.corners, self.lattice = kinds, image, corners, lattice
-        self.colour = colour  # the picture in BGR, when it has colour: a pale pen is read from its own ink
+        # the picture in BGR, when it has colour: a pale pen is read from its own ink
+        self.colour = colour if colour is not None and colour.ndim == 3 else None
         self._warped = warped  # ``GridViews.square`` when the kind model's inputs were just made
         self._flat: np.ndarray | None = None
         self._quiet: np.ndarray | None = None
@@ -885,9 +893,7 @@ class EntryOpinion:
         digit's height there over the page's sure entries' (0 where no digit or no reference is found)."""
         assert self.colour is not None
         pen = pen_map(self.colour, self.corners, self.lattice, *inks)
-        sure = _sure_entries(kinds)[:REFERENCE]
-        ref = [h for h in (ink_height(cell_region(pen, i)) for i in sure) if h > 0]
-        scale = float(np.median(ref)) if len(ref) >= MIN_REFERENCE else 0.0
+        scale = _entries_height([ink_height(cell_region(pen, i)) for i in _sure_entries(kinds)[:REFERENCE]])
         heights = [ink_height(cell_region(pen, i)) / scale if scale else 0.0 for i in cells]
         return self.kinds.entries.probabilities(entry_crops(pen, cells)), heights
 
@@ -910,8 +916,7 @@ class EntryOpinion:
         page's entries it does.
         """
         if self._entry_height is None:
-            h = [x for x in self.heights(_sure_entries(kinds, sure)[:REFERENCE]) if x > 0]
-            self._entry_height = float(np.median(h)) if len(h) >= MIN_REFERENCE else 0.0
+            self._entry_height = _entries_height(self.heights(_sure_entries(kinds, sure)[:REFERENCE]))
         return self._entry_height
 
     def heights(self, cells: list[int], flat: bool = False) -> list[int]:
@@ -1424,7 +1429,7 @@ def read_at(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitRe
     unreadable: tuple[int, ...] = ()
     if kinds is not None:
         seen = grid_views(image, corners, bent)
-        second = EntryOpinion(kinds, gray, corners, bent, seen.square, image if image.ndim == 3 else None)
+        second = EntryOpinion(kinds, gray, corners, bent, seen.square, image)
         cell_kinds = read_kinds(kinds, seen, second)
         unreadable = unreadable_cells(seen.square, cell_kinds, reading, wide=True)
         printed, reading = reading, fuse(reading, cell_kinds)
