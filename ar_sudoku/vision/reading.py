@@ -1195,6 +1195,12 @@ AGAINST_ENTRIES = 3  # the person's sure entries that, against a solution, make 
 GIVEN_ODDS = 0.02  # the least odds either reader gives a misread given's true digit
 
 
+def _guessed(i: int, printed: Reading, kinds: CellKinds) -> bool:
+    """A given that neither reader saw as print (blank to the digit model, not print to the kind model): the
+    rules' choice, which the person's entries may overrule whatever odds the readers give their digit."""
+    return int(printed.digits[i]) == 0 and int(kinds.kinds[i]) != GIVEN
+
+
 def entries_against(result: BoardResult, kinds: CellKinds, printed: Reading, skip: Collection[int] = (),
                     timeout: float = 1.0) -> BoardResult:
     """Misread givens that the person's own sure entries contradict, set right by them.
@@ -1207,7 +1213,8 @@ def entries_against(result: BoardResult, kinds: CellKinds, printed: Reading, ski
     that agrees with nearly all of them (as :func:`_settled` asks), giving the cell a digit its readers
     see some of, is taken. When two would each do, nothing is changed. A reading whose givens clash
     (``invalid``) is set right the same way, one of the clashing givens left out, or two that between
-    them end every clash.
+    them end every clash. A given the rules filled in where neither reader saw print (``_guessed``: a blurred
+    cell whose faint print they took for pencil) needs no odds for the entries' digit.
     """
     if not result.givens:
         return result
@@ -1250,7 +1257,7 @@ def entries_against(result: BoardResult, kinds: CellKinds, printed: Reading, ski
                 other[k] != str(kinds.digits[k]) for k in sure) > max(2, len(sure) // 10):
             continue
         if any(max(float(printed.probs[i, d]), float(kinds.probs[i, d]), float(kinds.probs[i, 9 + d])) < GIVEN_ODDS
-               for i, d in ((i, int(other[i])) for i in cells)):
+               and not _guessed(i, printed, kinds) for i, d in ((i, int(other[i])) for i in cells)):
             continue
         fixes.append((cells, other))
         if len(fixes) > 1:
