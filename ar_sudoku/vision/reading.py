@@ -1159,12 +1159,13 @@ def written_part(givens: str, kinds: CellKinds, printed: Reading, solution: str 
                    tuple((i, d) for i, d in doubts if cells[i] == "e"))
 
 
-def _settled(result: BoardResult, kinds: CellKinds, sure: float = 0.9) -> BoardResult:
+def _settled(result: BoardResult, kinds: CellKinds, sure: float = 0.9, unreadable: tuple[int, ...] = ()) -> BoardResult:
     """A reading whose givens leave several solutions, settled by the person's sure entries if they can.
 
     The settled solution must agree with nearly all sure entries; when many disagree, a printed
     given was misread. Then no solution is offered: one of several, checked against the
-    entries, would mark right entries as mistakes.
+    entries, would mark right entries as mistakes. When a glare hid cells (``unreadable``, left out of
+    the reading), the message names them: they, not a misread given, leave the puzzle open.
 
     A puzzle barely started has few sure entries, and the givens taken for handwriting (shaken or
     blurred print, which the kind model gives odds of both) are what leave it open: after the sure
@@ -1178,9 +1179,12 @@ def _settled(result: BoardResult, kinds: CellKinds, sure: float = 0.9) -> BoardR
     p_digit = p_entry + kinds.probs[:, 1:10].sum(axis=1)
     either = [int(i) for i in np.argsort(-p_digit) if kinds.kinds[i] == ENTRY and p_entry[i] < sure <= p_digit[i]]
     found = settle(result.givens or "", [(i, str(kinds.digits[i])) for i in order + either])
+    why = (f"{', '.join(NAMES[i] for i in unreadable)} unreadable (glare?); the cells that can be read"
+           if unreadable else "the printed givens")
     unsettled = replace(result, status=Status.UNSOLVABLE, solution=None,
-                        message="the printed givens leave several solutions (a given was probably taken for "
-                                "handwriting) and the entries do not settle it; nothing is checked")
+                        message=f"{why} leave several solutions" + ("" if unreadable else " (a given was probably "
+                                                                     "taken for handwriting)")
+                        + " and the entries do not settle it; nothing is checked")
     if found is None:
         return unsettled
     solution, used = found
@@ -1516,7 +1520,7 @@ def read_at(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitRe
             if _sound(both):
                 result = both
         if kinds is not None and result.status == Status.SOLVED and "several solutions" in result.message:
-            result = _settled(result, cell_kinds)
+            result = _settled(result, cell_kinds, unreadable=unreadable)
     if kinds is None or reading is printed or result.givens == printed.givens:
         result = faint_givens(result, printed if kinds is not None else reading, overrides=overrides)
     if kinds is not None:
