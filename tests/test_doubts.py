@@ -84,6 +84,24 @@ def test_a_wrong_digit_both_readers_are_sure_of_is_a_mistake():
     assert w.entries[WRONG] == "7" and w.mistakes(EASY_SOLUTION) == (WRONG,) and w.doubts == ()
 
 
+
+def test_a_misreading_that_repeats_a_printed_digit_needs_both_readers_surer_together():
+    """Each reader gives the solution's 4 about 3% of the written 7's odds: sure enough alone (``AGAINST``) to call
+    the 7 wrong, but not together (``AGAINST_PRINTED``) when a 7 is printed in the cell's row, as in EASY's first
+    row: a person seldom repeats a digit printed in plain view, and a 4 open at the top reads as 7."""
+    from ar_sudoku.vision.reading import AGAINST, AGAINST_PRINTED, _printed_near, _sure_mistake
+
+    kinds, _ = _kinds(entry_p=0.95, digit_p=0.6)
+    other = _entry_model(0.9, 0.02)
+    ratio = kinds.probs[WRONG, 9 + 4] / kinds.probs[WRONG, 9 + 7]
+    assert np.sqrt(ratio * 0.02 / 0.9) > AGAINST_PRINTED and ratio < AGAINST
+    assert _printed_near(EASY, WRONG, 7) and not _printed_near(EASY, WRONG, 2)
+    assert _sure_mistake(kinds, WRONG, 6, 3, other, printed_near=False)
+    assert not _sure_mistake(kinds, WRONG, 6, 3, other, printed_near=True)
+    w = written_part(EASY, kinds, _kinds(0.95, 0.6)[1], EASY_SOLUTION, _Second(other))
+    assert w.mistakes(EASY_SOLUTION) == () and w.doubts == ((WRONG, "7"),)
+
+
 @pytest.mark.parametrize("case", ["kind model unsure of the digit", "entry model unsure", "readers disagree",
                                   "perhaps print", "as small as a pencil mark"])
 def test_a_wrong_digit_either_reader_doubts_is_said_as_looks_like_and_never_called_a_mistake(case):

@@ -386,3 +386,17 @@ def test_a_glare_that_leaves_a_written_page_open_is_named_as_the_reason(robust):
     assert len(obj["unreadable"]) >= 10
     assert obj["message"].startswith(", ".join(obj["unreadable"]) + " unreadable (glare?)")
     assert "taken for handwriting" not in obj["message"]
+
+
+@pytest.mark.data
+@pytest.mark.parametrize("condition", ["blur", "w320"])
+def test_a_misread_entry_that_would_repeat_a_printed_digit_is_a_doubt_not_a_mistake(robust, condition):
+    """image1036: the person's 4 at r6c6, open at the top, reads as 7 to both readers, out of focus or at 320 px
+    surely enough to be called wrong, and a 7 is printed in its column. A person seldom writes a digit printed in
+    plain view in the same row, column or box, so such a reading needs both readers surer together
+    (``AGAINST_PRINTED``): it is said as "looks like 7", and no right entry is called a mistake."""
+    item, obj, _, _ = _read(robust, "image1036", condition)
+    assert _split_exactly(item, obj) and not obj["mistakes"]
+    assert obj["doubts"] == [{"cell": "r6c6", "looks_like": 7, "solution": 4}]
+    column = [item.givens[r * 9 + 5] for r in range(9)]
+    assert "7" in column  # the printed 7 the misreading would repeat
