@@ -1176,6 +1176,12 @@ def written_part(givens: str, kinds: CellKinds, printed: Reading, solution: str 
                    tuple((i, d) for i, d in doubts if cells[i] == "e"))
 
 
+def _hidden_open(unreadable: tuple[int, ...]) -> str:
+    """Why a glared puzzle has no one solution: the cells it hides."""
+    return (f"{', '.join(NAMES[i] for i in unreadable)} unreadable (glare?); "
+            "the cells that can be read leave several solutions")
+
+
 def _settled(result: BoardResult, kinds: CellKinds, sure: float = 0.9, unreadable: tuple[int, ...] = ()) -> BoardResult:
     """A reading whose givens leave several solutions, settled by the person's sure entries if they can.
 
@@ -1196,12 +1202,10 @@ def _settled(result: BoardResult, kinds: CellKinds, sure: float = 0.9, unreadabl
     p_digit = p_entry + kinds.probs[:, 1:10].sum(axis=1)
     either = [int(i) for i in np.argsort(-p_digit) if kinds.kinds[i] == ENTRY and p_entry[i] < sure <= p_digit[i]]
     found = settle(result.givens or "", [(i, str(kinds.digits[i])) for i in order + either])
-    why = (f"{', '.join(NAMES[i] for i in unreadable)} unreadable (glare?); the cells that can be read"
-           if unreadable else "the printed givens")
+    why = (_hidden_open(unreadable) if unreadable
+           else "the printed givens leave several solutions (a given was probably taken for handwriting)")
     unsettled = replace(result, status=Status.UNSOLVABLE, solution=None,
-                        message=f"{why} leave several solutions" + ("" if unreadable else " (a given was probably "
-                                                                     "taken for handwriting)")
-                        + " and the entries do not settle it; nothing is checked")
+                        message=f"{why} and the entries do not settle it; nothing is checked")
     if found is None:
         return unsettled
     solution, used = found
@@ -1556,8 +1560,7 @@ def read_at(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitRe
         several = False
     if unreadable and several:  # the cells glare hides are needed: say which, draw nothing
         result = replace(result, status=Status.UNSOLVABLE, solution=None,
-                         message=f"{', '.join(NAMES[i] for i in unreadable)} unreadable (glare?); the cells "
-                                 "that can be read leave several solutions")
+                         message=_hidden_open(unreadable))
     message = result.message
     if kinds is not None and result.givens:
         # entries are checked against the one solution only: one of several would call right entries wrong
