@@ -101,9 +101,9 @@ def gaussian_blur(img: np.ndarray, rng: np.random.Generator, box: np.ndarray) ->
     return cv2.GaussianBlur(img, (0, 0), 1.6 * _scale(img))
 
 
-def motion_blur(img: np.ndarray, rng: np.random.Generator, box: np.ndarray) -> np.ndarray:
-    """A shaky hand: a straight streak of 7 px (on 640) in a random direction."""
-    length = max(3, round(7 * _scale(img))) | 1
+def motion_blur(img: np.ndarray, rng: np.random.Generator, box: np.ndarray, streak: float = 7) -> np.ndarray:
+    """A shaky hand: a straight streak of ``streak`` px (7 on 640) in a random direction."""
+    length = max(3, round(streak * _scale(img))) | 1
     k = np.zeros((length, length), np.float32)
     k[length // 2, :] = 1
     turn = cv2.getRotationMatrix2D((length / 2 - 0.5, length / 2 - 0.5), float(rng.uniform(0, 180)), 1.0)

@@ -294,3 +294,33 @@ def test_every_solution_is_listed_when_few_and_none_when_more():
     assert all(s[i] == ch for s in found for i, ch in enumerate(open_cell) if ch != ".")
     assert all_solutions(parse_line(open_cell), 3) is None
     assert all_solutions(parse_line("11" + "." * 79), 3) == []
+
+
+def _filled_in(entries: dict[int, int]) -> CellKinds:
+    """EASY's givens surely printed, and every blank surely holding the handwritten digit ``entries`` gives it."""
+    probs = np.zeros((81, 20), np.float32)
+    for i, ch in enumerate(EASY):
+        probs[i, int(ch) if ch != "." else 9 + entries[i]] = 1.0
+    kinds, digits, conf = decide(probs)
+    return CellKinds(kinds, digits, probs, conf)
+
+
+def test_a_solution_most_of_the_persons_entries_disagree_with_is_withheld_but_a_few_mistakes_are_not():
+    """Several givens misread can make another puzzle with one solution, which no one given's change sets right
+    (train image87 under an 11 px streak: 38 of 48 entries against it, and six wrong digits drawn). A person
+    makes a few mistakes, not one in every other cell: such a solution is withheld (``reading.disowned``),
+    while a page with a few wrong entries keeps its solution, the entries checked against it."""
+    from ar_sudoku.sudoku.rules import BoardResult
+    from ar_sudoku.sudoku.vocabulary import Status
+    from ar_sudoku.vision.reading import disowned
+
+    blanks = [i for i, ch in enumerate(EASY) if ch == "."]
+    right = {i: int(EASY_SOLUTION[i]) for i in blanks}
+    solved = BoardResult(Status.SOLVED, givens=EASY, solution=EASY_SOLUTION)
+    few = right | {blanks[k]: right[blanks[k]] % 9 + 1 for k in range(3)}
+    assert disowned(solved, _filled_in(right)) is solved
+    assert disowned(solved, _filled_in(few)) is solved
+    most = right | {i: right[i] % 9 + 1 for i in blanks[: len(blanks) // 2 + 1]}
+    withheld = disowned(solved, _filled_in(most))
+    assert withheld.status == Status.UNSOLVABLE and withheld.solution is None
+    assert f"disagrees with {len(blanks) // 2 + 1} of your {len(blanks)} entries" in withheld.message

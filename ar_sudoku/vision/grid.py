@@ -40,6 +40,7 @@ WORK_SIZE = 640  # long side of the image the search runs on
 MIN_GRID_SIDE = 27  # a picture narrower than this (3 px a cell) holds no grid to read
 PROBE = 20  # pixels per cell in the structure test
 CLEAR_SCORE = 0.45  # a structure score above this needs no second opinion
+STREAK_GAIN = 0.1  # how much more the grid found with a shaken camera's streak taken out must look like one
 CLEAR, FLAT, ALL = 0, 1, 2  # the passes of a search: the first two, every flat one, every one
 
 
@@ -809,9 +810,11 @@ def _search(gray: np.ndarray, min_score: float = 0.25, min_area: float = 0.02, a
     first two only (a grid checked for one inside it); ``FLAT``, not the curled or cut ones (an outline that
     hardly looks like a grid, beside the puzzle found: most are none, and those passes cost the most).
 
-    ``streaked``: a picture where no pass finds a grid is looked at once more with a shaken camera's streak
-    taken out (:func:`ar_sudoku.vision.deblur.picture_streak`): a streak across the grid's lines smears them
-    into the paper, and its outline breaks. Only a picture with no grid found pays for the measure.
+    ``streaked``: a picture where no pass finds a grid, or only one that hardly looks like a grid (under
+    ``CLEAR_SCORE``), is looked at once more with a shaken camera's streak taken out
+    (:func:`ar_sudoku.vision.deblur.picture_streak`): a streak across the grid's lines smears them into the
+    paper, and its outline breaks (or holds two boxes of three, train image1 under an 11 px streak). Only
+    such a picture pays for the measure.
     """
     h, w = gray.shape[:2]
     if min(h, w) < MIN_GRID_SIDE:  # a sliver (20000x2) or a dot: no grid, and nothing to shrink it to
@@ -819,15 +822,24 @@ def _search(gray: np.ndarray, min_score: float = 0.25, min_area: float = 0.02, a
     scale = min(1.0, WORK_SIZE / max(h, w))
     small = shrink(gray, (round(w * scale), round(h * scale))) if scale < 1 else gray
     searched = _look(gray, small, scale, min_score, min_area, allow_cut, precise, passes, agreeing)
-    if searched[0] is not None or not streaked or passes != ALL:
+    first = searched[0]
+    if (first is not None and first.score >= CLEAR_SCORE) or not streaked or passes != ALL:
         return searched
     streak = picture_streak(small)
     if streak is None:
         return searched
     clear = deconvolve(small, streak)
     again = _look(gray, clear, scale, min_score, min_area, allow_cut, False, passes)
-    if again[0] is None or not precise:
-        return again if again[0] is not None else searched
+    if again[0] is None:
+        return searched
+    # a grid already found (part of the grid, or a grid a column off: the streak smeared its lines) is
+    # replaced only by one that looks clearly more like a grid, both outlines scored on the clear picture
+    # (a curled fit's own score, through its crossings, flatters a fit the streak's ghosts bent off the grid)
+    if first is not None and (structure_score(clear, again[0].corners * scale)
+                              < structure_score(clear, first.corners * scale) + STREAK_GAIN):
+        return searched
+    if not precise:
+        return again
     # the crossings are fitted at full resolution, where the streak smears the lines too (and pulls the fit
     # along it): the grid's part of the picture is deconvolved first
     pts = again[0].corners if again[0].lattice is None else again[0].lattice.reshape(-1, 2)

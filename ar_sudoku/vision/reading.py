@@ -1299,6 +1299,29 @@ def entries_against(result: BoardResult, kinds: CellKinds, printed: Reading, ski
                                                    "corrected by your entries: " + note])))
 
 
+DISOWNED = 0.5  # the share of the person's sure entries against a solution that makes it another puzzle's ...
+MIN_DISOWNED = 6  # ... when at least this many are against it
+
+
+def disowned(result: BoardResult, kinds: CellKinds) -> BoardResult:
+    """A solution most of the person's sure entries disagree with, withheld: its givens are misread.
+
+    Several givens misread (a page shaken hard, train image87 under an 11 px streak) can still make a
+    puzzle with one solution, another puzzle's, that no one given's change (:func:`entries_against`)
+    sets right. A person who makes mistakes makes a few, not one in every other cell; drawn, that
+    solution would put wrong digits on the page and call right entries wrong.
+    """
+    if result.status != Status.SOLVED or not result.solution or not result.givens:
+        return result
+    sure = [i for i in _sure_entries(kinds) if is_empty(result.givens[i]) and kinds.digits[i]]
+    against = sum(result.solution[i] != str(kinds.digits[i]) for i in sure)
+    if against < max(MIN_DISOWNED, DISOWNED * len(sure)):
+        return result
+    return replace(result, status=Status.UNSOLVABLE, solution=None,
+                   message=f"the solution disagrees with {against} of your {len(sure)} entries: the printed "
+                           "givens are probably misread; nothing is drawn")
+
+
 def process_image(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
                   overrides: dict[int, int] | None = None, kinds: KindReader | None = None) -> BoardResult:
     """Grid, digits, rules, solution for one picture (no drawing, no I/O).
@@ -1552,6 +1575,7 @@ def read_at(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitRe
         result, unsure = settle_unsure(result, printed, cell_kinds, unreadable + tuple(overrides or {}), timeout)
         unreadable = tuple(sorted(set(unreadable) | set(unsure)))
         result = entries_against(result, cell_kinds, printed, set(unreadable) | set(overrides or {}), timeout)
+        result = disowned(result, cell_kinds)
     several = result.status == Status.SOLVED and result.message == SEVERAL
     shown = sum(not is_empty(g) for g in result.givens or "")
     if several and shown < FEWEST_GIVENS:  # no puzzle to draw a guess on: a misplaced grid, or its print unseen
