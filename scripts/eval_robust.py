@@ -96,9 +96,9 @@ def w320(img: np.ndarray, rng: np.random.Generator, box: np.ndarray) -> np.ndarr
     return cv2.resize(img, (320, max(1, round(h * 320 / w))), interpolation=cv2.INTER_AREA)
 
 
-def gaussian_blur(img: np.ndarray, rng: np.random.Generator, box: np.ndarray) -> np.ndarray:
-    """Out of focus: a Gaussian of 1.6 px on a 640 px photo."""
-    return cv2.GaussianBlur(img, (0, 0), 1.6 * _scale(img))
+def gaussian_blur(img: np.ndarray, rng: np.random.Generator, box: np.ndarray, sigma: float = 1.6) -> np.ndarray:
+    """Out of focus: a Gaussian of ``sigma`` px (1.6) on a 640 px photo."""
+    return cv2.GaussianBlur(img, (0, 0), sigma * _scale(img))
 
 
 def motion_blur(img: np.ndarray, rng: np.random.Generator, box: np.ndarray, streak: float = 7) -> np.ndarray:
