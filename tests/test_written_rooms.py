@@ -367,6 +367,17 @@ def test_a_shaken_entry_broken_into_pieces_is_an_entry_not_pencil(robust):
 
 
 @pytest.mark.data
+def test_a_shaken_thin_one_the_pages_only_pencil_mark_is_an_entry(robust):
+    """image1067 under the benchmark's motion blur: the person's 1 at r4c2, a thin stroke smeared, was the page's
+    only "pencil mark" (candidates 0.64, pen 0.34), and the entry model, unsure (0.62), did not rescue it. The
+    page's only mark, as tall as its entries, with fair pen odds and the solution's digit in the readers' view,
+    is an entry (``reading.ALONE_ENTRY``)."""
+    item, obj, _, _ = _read(robust, "image1067", "motion")
+    assert obj["cells"][3 * 9 + 1] == "e" and obj["entries"][3 * 9 + 1] == "1"
+    assert _split_exactly(item, obj)
+
+
+@pytest.mark.data
 def test_a_red_pen_as_light_as_its_paper_in_grey_is_read_from_its_colour(robust):
     """image17 in the benchmark's dim room: the entries at r1c9 and r4c9 are red strokes nearly as light as
     the paper in grey, blank to the kind model. Drawn in the entries' ink alone (``kinds.pen_map``) they stand

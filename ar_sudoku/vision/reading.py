@@ -598,6 +598,10 @@ LONE_ENTRY = 0.85  # one small digit, read as candidates, this tall and the solu
 # ... or in several pieces (a shaken pen stroke broken up) when the entry model reads the whole cell as the
 # solution's digit this surely (train written-on photos under motion blur: 4 entries of image1014 read as pencil)
 BROKEN_ENTRY = 0.8
+# the entry odds of the page's only "pencil mark" that makes it an entry, when the readers leave the solution's
+# digit a fair chance (DOUBT) and it is as tall as the page's entries (LONE_ENTRY): shaken, a pen 1's thin stroke
+# looks pencilled (train image1067 under the benchmark's motion blur: 0.34, its candidates' 0.64)
+ALONE_ENTRY = 0.2
 SEEN_ENTRY = 2 / 3  # an entry the gate would drop as a smudge, this tall and the solution's digit: kept
 AGREED_ENTRY = 0.55  # ... this tall when both readers name the solution's digit on a written-on page
 SMALL_ENTRY = 0.75  # an unsure entry on a page with pencil marks, smaller than this (entries: >= 0.78): candidates
@@ -1090,7 +1094,9 @@ def written_part(givens: str, kinds: CellKinds, printed: Reading, solution: str 
     pencils large. A digit that the gate would drop, or a single small digit read
     as candidates, is an entry when it is the solution's digit and nearly as tall
     as the page's entries (``SEEN_ENTRY``, ``LONE_ENTRY``), and so is a "pencil mark" of several pieces
-    that the entry model reads whole as the solution's digit (``BROKEN_ENTRY``); on a page with pencil
+    that the entry model reads whole as the solution's digit (``BROKEN_ENTRY``), or a page's only "pencil mark"
+    that the kind model gives fair entry odds and the readers the solution's digit a chance (``ALONE_ENTRY``;
+    it is never called a mistake: it is the solution's digit); on a page with pencil
     marks, an unsure entry well below their size is candidates (``SMALL_ENTRY``).
     """
     p_entry = kinds.probs[:, 10:19].sum(axis=1)
@@ -1161,6 +1167,9 @@ def written_part(givens: str, kinds: CellKinds, printed: Reading, solution: str 
             whole = second.digits(rest)
             lone += [i for k, i in enumerate(rest)
                      if int(whole[k].argmax()) + 1 == int(solution[i]) and whole[k].max() >= BROKEN_ENTRY]
+            if len(marked) == 1:  # the page's one "pencil mark": a shaken thin entry (a 1) the kind model doubts
+                lone += [i for k, i in enumerate(rest) if i not in lone and p_entry[i] >= ALONE_ENTRY
+                         and _chance(kinds, i, int(solution[i]) - 1, whole[k]) >= DOUBT]
         for i in second.page_sized(kinds, lone, LONE_ENTRY):
             cells[i], entries[i], pencilled[i] = "e", solution[i], ""
     if "c" in cells:  # a page with pencil marks: an unsure entry well below the page's entries' size is one more
