@@ -41,6 +41,7 @@ MIN_GRID_SIDE = 27  # a picture narrower than this (3 px a cell) holds no grid t
 PROBE = 20  # pixels per cell in the structure test
 CLEAR_SCORE = 0.45  # a structure score above this needs no second opinion
 SHARPEN, SHARPEN_SIGMA = 2.0, 3.0  # an unsharp mask (amount, Gaussian px at the working size) for a defocused photo
+SOLID_CELLS = 20  # cells mostly ink that make a grid found sharpened no Sudoku (a chessboard's squares)
 STREAK_GAIN = 0.1  # how much more the grid found with a shaken camera's streak taken out must look like one
 CLEAR, FLAT, ALL = 0, 1, 2  # the passes of a search: the first two, every flat one, every one
 
@@ -862,7 +863,24 @@ def _defocused(gray: np.ndarray, small: np.ndarray, scale: float, min_score: flo
     blurred = cv2.GaussianBlur(small, (0, 0), SHARPEN_SIGMA)
     sharp = cv2.addWeighted(small, 1 + SHARPEN, blurred, -SHARPEN, 0)
     again = _look(gray, sharp, scale, min_score, min_area, True, precise, ALL, agreeing)
-    return searched if again[0] is None else again
+    if again[0] is None or _solid_cells(small, again[0].corners * scale) > SOLID_CELLS:
+        return searched
+    return again
+
+
+def _solid_cells(gray: np.ndarray, quad: np.ndarray) -> int:
+    """The cells of the grid ``quad`` whose middle is mostly ink (darker than halfway from ink to paper).
+
+    Sharpened, any sharp edge is a line, and a chessboard's squares make a grid of them; a Sudoku's cells hold
+    thin strokes on paper (the blurred pages the sharpened look finds: 0-3 such cells; a chessboard: 24-25).
+    """
+    side, m = 9 * PROBE, PROBE // 5
+    dst = np.array([[0, 0], [side, 0], [side, side], [0, side]], np.float32)
+    warped = cv2.warpPerspective(gray, cv2.getPerspectiveTransform(quad.astype(np.float32), dst), (side, side),
+                                 flags=cv2.INTER_AREA).astype(np.float32)
+    lo, hi = np.percentile(warped, [2, 90])
+    cells = warped.reshape(9, PROBE, 9, PROBE)[:, m: PROBE - m, :, m: PROBE - m].transpose(0, 2, 1, 3)
+    return int((np.median(cells.reshape(81, -1), axis=1) < (lo + hi) / 2).sum())
 
 
 def _look(gray: np.ndarray, small: np.ndarray, scale: float, min_score: float, min_area: float, allow_cut: bool,
