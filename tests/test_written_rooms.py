@@ -378,18 +378,6 @@ def test_a_shaken_thin_one_the_pages_only_pencil_mark_is_an_entry(robust):
 
 
 @pytest.mark.data
-def test_a_vivid_red_pen_in_a_pages_shadow_is_not_taken_for_its_paper(robust):
-    """image201 as taken: the bottom row lies in the page's shadow, where the person's vivid red digits are as
-    bright in grey as the grey paper. The brightest block near each stroke, the paper's level, was the stroke
-    itself, so the paper around it seemed to absorb red, and the row's ink read as the print's: six entries
-    were blanks and the answer was drawn over them. A vivid block is no paper (``kinds.VIVID``): the row's ink
-    is the pen's, and the page is read exactly."""
-    item, obj, _, _ = _read(robust, "image201", "taken")
-    assert [obj["cells"][72 + c] for c in (1, 2, 3, 5, 6, 7)] == ["e"] * 6
-    assert _split_exactly(item, obj)
-
-
-@pytest.mark.data
 def test_a_red_pen_as_light_as_its_paper_in_grey_is_read_from_its_colour(robust):
     """image17 in the benchmark's dim room: the entries at r1c9 and r4c9 are red strokes nearly as light as
     the paper in grey, blank to the kind model. Drawn in the entries' ink alone (``kinds.pen_map``) they stand

@@ -139,19 +139,10 @@ def _paper_level(w: np.ndarray) -> np.ndarray:
     return cv2.resize(paper, (wd, h), interpolation=cv2.INTER_LINEAR)
 
 
-VIVID = 30.0  # grey levels between a pixel's brightest and darkest channels beyond which it is no paper
-
-
 def _brightest(colour: np.ndarray) -> np.ndarray:
-    """Each pixel's brightest 3x3 neighbour by grey level, in that neighbour's own colour; a vivid one (its
-    channels more than ``VIVID`` apart) counts as darker by the excess.
-
-    A vivid red pen on paper in shadow is as bright in grey as the paper (train image201's bottom row), and
-    taken for the paper it made the grey paper around it seem to absorb red, the print's neutral ink. Paper,
-    even tinted or beside a blurred stroke, is far from vivid: there grey level alone decides, as before."""
+    """Each pixel's brightest 3x3 neighbour by grey level, in that neighbour's own colour."""
     sh, sw = colour.shape[:2]
-    level = colour.sum(axis=2) / 3 - np.maximum(colour.max(axis=2) - colour.min(axis=2) - VIVID, 0)
-    gp = cv2.copyMakeBorder(level, 1, 1, 1, 1, cv2.BORDER_REPLICATE)
+    gp = cv2.copyMakeBorder(colour.sum(axis=2), 1, 1, 1, 1, cv2.BORDER_REPLICATE)
     cp = cv2.copyMakeBorder(colour, 1, 1, 1, 1, cv2.BORDER_REPLICATE)
     shifts = [(dy, dx) for dy in range(3) for dx in range(3)]
     best = np.argmax(np.stack([gp[dy: dy + sh, dx: dx + sw] for dy, dx in shifts]), axis=0)
