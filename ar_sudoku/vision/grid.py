@@ -828,14 +828,12 @@ def _search(gray: np.ndarray, min_score: float = 0.25, min_area: float = 0.02, a
     if (first is not None and first.score >= CLEAR_SCORE) or not streaked or passes != ALL:
         return searched
     streak = picture_streak(small)
-    if streak is None:
+    clear = None if streak is None else deconvolve(small, streak)
+    again = None if clear is None else _look(gray, clear, scale, min_score, min_area, allow_cut, False, passes)
+    if again is None or again[0] is None:
         return searched if first is not None else _defocused(gray, small, scale, min_score, min_area, precise,
                                                               agreeing, searched)
-    clear = deconvolve(small, streak)
-    again = _look(gray, clear, scale, min_score, min_area, allow_cut, False, passes)
-    if again[0] is None:
-        return searched if first is not None else _defocused(gray, small, scale, min_score, min_area, precise,
-                                                              agreeing, searched)
+    assert streak is not None and clear is not None
     # a grid already found (part of the grid, or a grid a column off: the streak smeared its lines) is
     # replaced only by one that looks clearly more like a grid, both outlines scored on the clear picture
     # (a curled fit's own score, through its crossings, flatters a fit the streak's ghosts bent off the grid)

@@ -886,6 +886,11 @@ def _sure_entries(kinds: CellKinds, sure: float = 0.9) -> list[int]:
     return [int(i) for i in np.argsort(-p_entry) if kinds.kinds[i] == ENTRY and p_entry[i] >= sure]
 
 
+def _sure_written(kinds: CellKinds, givens: str) -> list[int]:
+    """The person's sure entries (``_sure_entries``) in cells the givens leave blank, each with a digit."""
+    return [i for i in _sure_entries(kinds) if is_empty(givens[i]) and kinds.digits[i]]
+
+
 def _entries_height(heights: list[int]) -> float:
     """The page's entries' height: the median of its surest entries' (``heights``, 0 where no digit was
     found); 0 with fewer than ``MIN_REFERENCE`` found."""
@@ -1254,7 +1259,7 @@ def entries_against(result: BoardResult, kinds: CellKinds, printed: Reading, ski
     if not result.givens:
         return result
     givens = result.givens
-    sure = [i for i in _sure_entries(kinds) if is_empty(givens[i]) and kinds.digits[i]]
+    sure = _sure_written(kinds, givens)
     if len(sure) < 2 * AGAINST_ENTRIES:
         return result
 
@@ -1322,7 +1327,7 @@ def disowned(result: BoardResult, kinds: CellKinds) -> BoardResult:
     """
     if result.status != Status.SOLVED or not result.solution or not result.givens:
         return result
-    sure = [i for i in _sure_entries(kinds) if is_empty(result.givens[i]) and kinds.digits[i]]
+    sure = _sure_written(kinds, result.givens)
     against = sum(result.solution[i] != str(kinds.digits[i]) for i in sure)
     if against < max(MIN_DISOWNED, DISOWNED * len(sure)):
         return result
