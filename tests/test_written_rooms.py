@@ -378,6 +378,16 @@ def test_a_shaken_thin_one_the_pages_only_pencil_mark_is_an_entry(robust):
 
 
 @pytest.mark.data
+def test_a_small_entry_in_the_pens_ink_read_as_pencil_marks_is_an_entry(robust):
+    """image71 photographed off a phone screen: the person's 4 at r1c1, written small, was read as pencil marks
+    (candidates 0.82). Its ink is the entries' pen, not grey pencil, and the readers leave the solution's 4 a
+    fair chance: it is an entry (``reading.PEN_MARKS``)."""
+    item, obj, _, _ = _read(robust, "image71", "screen")
+    assert obj["cells"][0] == "e" and obj["entries"][0] == "4"
+    assert not obj["mistakes"]
+
+
+@pytest.mark.data
 def test_a_red_pen_as_light_as_its_paper_in_grey_is_read_from_its_colour(robust):
     """image17 in the benchmark's dim room: the entries at r1c9 and r4c9 are red strokes nearly as light as
     the paper in grey, blank to the kind model. Drawn in the entries' ink alone (``kinds.pen_map``) they stand
