@@ -45,6 +45,46 @@ def test_no_grid_in_a_picture_without_one():
     assert find_grid(text) is None
 
 
+def _filled_page(sigma: float, digits: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """A page written in to its last cell, thin lines pale and box lines dark, blurred by ``sigma`` px (of 900)."""
+    from ar_sudoku.vision.render import put_centered
+
+    solution = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"
+    img = np.full((900, 840, 3), 238, np.uint8)
+    cell, x0, y0 = 60, 140, 160
+    for k in range(10):
+        colour, width = ((20, 20, 20), 3) if k % 3 == 0 else ((190, 190, 190), 1)
+        cv2.line(img, (x0 + k * cell, y0), (x0 + k * cell, y0 + 9 * cell), colour, width)
+        cv2.line(img, (x0, y0 + k * cell), (x0 + 9 * cell, y0 + k * cell), colour, width)
+    for i, ch in enumerate(solution if digits else ""):
+        r, c = divmod(i, 9)
+        put_centered(img, ch, (x0 + (c + 0.5) * cell, y0 + (r + 0.5) * cell), cell * 0.62, (60, 40, 40))
+    for y in (60, 90, 760, 790):  # a newspaper's text above and below
+        cv2.rectangle(img, (60, y), (780, y + 10), (90, 90, 90), -1)
+    corners = np.float32([[x0, y0], [x0 + 9 * cell, y0], [x0 + 9 * cell, y0 + 9 * cell], [x0, y0 + 9 * cell]])
+    return cv2.GaussianBlur(img, (0, 0), sigma), corners
+
+
+@pytest.mark.parametrize("sigma", [3.0, 4.0])
+def test_a_filled_in_page_out_of_focus_is_found_whole_by_its_box_lines(sigma):
+    """Blurred, a page written in to its last cell keeps its box lines while its thin lines fade into the paper
+    and the digits fill its cells: no outline looks like a grid of 10+10 lines but one of its boxes. The whole
+    grid is found by its box lines (``grid.box_line_score``), not a box of it."""
+    img, corners = _filled_page(sigma)
+    grid = find_grid(img)
+    assert grid is not None
+    assert np.abs(grid.corners - corners).max() < 15  # a quarter of a cell
+
+
+def test_a_table_of_three_by_three_is_no_grid_by_its_box_lines():
+    """Box lines alone make no Sudoku: an empty 3x3 table, blurred, holds no digits in its 81 cells."""
+    img = np.full((900, 840, 3), 238, np.uint8)
+    for k in range(4):
+        cv2.line(img, (140 + k * 180, 160), (140 + k * 180, 700), (20, 20, 20), 3)
+        cv2.line(img, (140, 160 + k * 180), (680, 160 + k * 180), (20, 20, 20), 3)
+    assert find_grid(cv2.GaussianBlur(img, (0, 0), 3.0)) is None
+
+
 def test_cells_with_ink_are_the_givens():
     truth = quad((640, 360), 450, 5, 0.05)
     frame = rendered_frame(PUZZLE, truth)
