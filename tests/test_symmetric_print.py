@@ -77,7 +77,7 @@ def test_a_given_taken_for_handwriting_is_print_when_the_model_gives_it_more_pri
     assert symmetric_print(inked).kinds[odd] == GIVEN
 
 
-@pytest.mark.parametrize("case", ["sure print", "two pairs off", "not written on", "entries' ink"])
+@pytest.mark.parametrize("case", ["sure print", "two pairs off", "not written on", "entries' ink", "voted written"])
 def test_a_reading_the_rule_cannot_trust_is_left_as_it_is(case):
     if case == "sure print":  # the model gives the odd given no odds of handwriting
         read = _page(odd_given=WRITTEN[0], given=0.999)
@@ -86,6 +86,10 @@ def test_a_reading_the_rule_cannot_trust_is_left_as_it_is(case):
                       {i: 0.99 for i in WRITTEN[3:]})
     elif case == "not written on":  # a printed page: nothing is handwriting
         read = _kinds({**{i: 0.99 for i in GIVENS}, WRITTEN[0]: 0.9}, {})
+    elif case == "voted written":  # the partner entry was made handwriting by its size: no print odds left to weigh
+        odd = GIVENS[3]
+        given = {**{i: 0.99 for i in GIVENS if i != odd}, 80 - odd: 0.75}
+        read = _kinds(given, {i: 0.99 for i in WRITTEN} | {odd: 1.0})
     else:  # the odd given is in the givens' own ink on a page of two inks
         ink = np.zeros(81, np.float32)
         ink[WRITTEN[0]] = -1.0
