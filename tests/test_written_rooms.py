@@ -313,21 +313,31 @@ def test_a_grid_read_with_fewer_givens_than_any_puzzle_has_draws_no_guess(robust
 
 
 @pytest.mark.data
-def test_a_barely_started_page_whose_print_a_shaken_hand_made_look_written_is_settled_by_every_sure_digit(robust):
+def test_a_barely_started_page_whose_print_a_shaken_hand_made_look_written_is_settled_by_every_sure_digit(
+        robust, monkeypatch):
     """A barely started real pen-and-pencil photo shaken: printed givens read as entries at 0.5-0.9, the givens
     left have several solutions, and the few sure entries cannot settle them ("nothing is checked"; 03_02 with
     the models trained on the photo-number split, 03_03 now). The cells read as entries that surely hold a digit,
     print or pen, are tried after the sure entries (``reading._settled``): the puzzle settles on r3c4 (print read
-    as an entry), and its solution agrees with every digit on the page."""
+    as an entry), and its solution agrees with every digit on the page.
+
+    r3c4's print, cut short by the streak, was voted handwriting by its height although the kind model gave it
+    under 0.05 odds of it; it now stays print (``reading.SMALL_ODD_ENTRY``) and the page is read exactly. The
+    old vote is put back to keep the settling tried."""
     from conftest import SHARED
 
     need(SHARED / "handwritten-photos")
     from ar_sudoku.io.images import decode_image
+    from ar_sudoku.vision import reading
 
     item = next(it for it in robust.items("train") if it.name == "03_03_honor_view_10_0" and it.group == "hand")
     data = item.path.read_bytes()
     photo = decode_image(data, full=False)
-    obj = robust.read_json(robust.degrade(data, photo.image, item.name, "motion", np.float32(item.box) / photo.scale))
+    shaken = robust.degrade(data, photo.image, item.name, "motion", np.float32(item.box) / photo.scale)
+    obj = robust.read_json(shaken)
+    assert obj["status"] == "solved" and robust.score(item, obj)["exact"]
+    monkeypatch.setattr(reading, "SMALL_ODD_ENTRY", 0.0)
+    obj = robust.read_json(shaken)
     assert obj["status"] == "solved" and "your entries in r3c4 settle it" in obj["message"]
     assert item.givens[2 * 9 + 3] != "."  # r3c4 is print
     scored = robust.score(item, obj)
