@@ -231,6 +231,20 @@ def refine_corners(contour: np.ndarray, quad: np.ndarray) -> np.ndarray:
     return np.array(out, np.float32)
 
 
+def _probe_ink(gray: np.ndarray, quad: np.ndarray, lattice: np.ndarray | None = None) -> np.ndarray:
+    """The grid ``quad`` (or a curled page's ``lattice``) warped at ``PROBE`` px a cell with half a cell of margin,
+    and thresholded there (1 = ink), so thin lines of a small or blurred grid count as much as a big one's."""
+    side, m = 9 * PROBE, PROBE // 2
+    if lattice is not None:  # a curled page: rectified through its own crossings
+        warped = rectify(gray, lattice, PROBE, m)
+    else:
+        dst = np.array([[m, m], [m + side, m], [m + side, m + side], [m, m + side]], np.float32)
+        hmat = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
+        warped = cv2.warpPerspective(gray, hmat, (side + 2 * m, side + 2 * m), flags=cv2.INTER_AREA,
+                                     borderMode=cv2.BORDER_REPLICATE)
+    return cv2.adaptiveThreshold(warped, 1, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, 11, 3)
+
+
 def structure_score(gray: np.ndarray, quad: np.ndarray, lattice: np.ndarray | None = None) -> float:
     """How much the inside looks like a 9x9 grid: ink on the 10+10 line positions vs between.
 
@@ -240,14 +254,7 @@ def structure_score(gray: np.ndarray, quad: np.ndarray, lattice: np.ndarray | No
     border lines.
     """
     side, m = 9 * PROBE, PROBE // 2
-    if lattice is not None:  # a curled page: rectified through its own crossings
-        warped = rectify(gray, lattice, PROBE, m)
-    else:
-        dst = np.array([[m, m], [m + side, m], [m + side, m + side], [m, m + side]], np.float32)
-        hmat = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
-        warped = cv2.warpPerspective(gray, hmat, (side + 2 * m, side + 2 * m), flags=cv2.INTER_AREA,
-                                     borderMode=cv2.BORDER_REPLICATE)
-    ink = cv2.adaptiveThreshold(warped, 1, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, 11, 3)
+    ink = _probe_ink(gray, quad, lattice)
     inner = ink[m : m + side, m : m + side]
     scores = []
     for profile in (inner.mean(axis=0), inner.mean(axis=1)):
@@ -719,10 +726,7 @@ def box_line_score(gray: np.ndarray, quad: np.ndarray) -> float:
     digits between them spoil :func:`structure_score` (``tests/test_vision.py``'s filled page, blurred: under 0).
     """
     side, m = 9 * PROBE, PROBE // 2
-    dst = np.array([[m, m], [m + side, m], [m + side, m + side], [m, m + side]], np.float32)
-    warped = cv2.warpPerspective(gray, cv2.getPerspectiveTransform(quad.astype(np.float32), dst),
-                                 (side + 2 * m, side + 2 * m), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
-    ink = cv2.adaptiveThreshold(warped, 1, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, 11, 3)
+    ink = _probe_ink(gray, quad)
     scores = []
     for profile in (ink[m: m + side, :].mean(axis=0), ink[:, m: m + side].mean(axis=1)):
         on = min(profile[m + k * PROBE - 3: m + k * PROBE + 4].max() for k in (0, 3, 6, 9))
@@ -925,13 +929,8 @@ def _defocused(gray: np.ndarray, small: np.ndarray, scale: float, min_score: flo
 def _inked_cells(gray: np.ndarray, quad: np.ndarray) -> int:
     """The cells of the grid ``quad`` whose middle holds ink (its darkest pixels darker than halfway from ink to
     paper): a page whose digits hide its thin lines is written in well beyond a puzzle's fewest givens."""
-    side, m = 9 * PROBE, PROBE // 4
-    dst = np.array([[0, 0], [side, 0], [side, side], [0, side]], np.float32)
-    warped = cv2.warpPerspective(gray, cv2.getPerspectiveTransform(quad.astype(np.float32), dst), (side, side),
-                                 flags=cv2.INTER_AREA).astype(np.float32)
-    lo, hi = np.percentile(warped, [2, 90])
-    cells = warped.reshape(9, PROBE, 9, PROBE)[:, m: PROBE - m, :, m: PROBE - m].transpose(0, 2, 1, 3)
-    return int((np.percentile(cells.reshape(81, -1), 5, axis=1) < (lo + hi) / 2).sum())
+    middles, halfway = _cell_middles(gray, quad, PROBE // 4)
+    return int((np.percentile(middles, 5, axis=1) < halfway).sum())
 
 
 def _solid_cells(gray: np.ndarray, quad: np.ndarray) -> int:
@@ -940,13 +939,20 @@ def _solid_cells(gray: np.ndarray, quad: np.ndarray) -> int:
     Sharpened, any sharp edge is a line, and a chessboard's squares make a grid of them; a Sudoku's cells hold
     thin strokes on paper (the blurred pages the sharpened look finds: 0-3 such cells; a chessboard: 24-25).
     """
-    side, m = 9 * PROBE, PROBE // 5
+    middles, halfway = _cell_middles(gray, quad, PROBE // 5)
+    return int((np.median(middles, axis=1) < halfway).sum())
+
+
+def _cell_middles(gray: np.ndarray, quad: np.ndarray, m: int) -> tuple[np.ndarray, float]:
+    """The 81 cells of the grid ``quad`` warped at ``PROBE`` px a cell, ``m`` px cut off each side (its lines),
+    as rows of pixels; and the grey level halfway from the grid's ink to its paper."""
+    side = 9 * PROBE
     dst = np.array([[0, 0], [side, 0], [side, side], [0, side]], np.float32)
     warped = cv2.warpPerspective(gray, cv2.getPerspectiveTransform(quad.astype(np.float32), dst), (side, side),
                                  flags=cv2.INTER_AREA).astype(np.float32)
     lo, hi = np.percentile(warped, [2, 90])
     cells = warped.reshape(9, PROBE, 9, PROBE)[:, m: PROBE - m, :, m: PROBE - m].transpose(0, 2, 1, 3)
-    return int((np.median(cells.reshape(81, -1), axis=1) < (lo + hi) / 2).sum())
+    return cells.reshape(81, -1), float(lo + hi) / 2
 
 
 def _look(gray: np.ndarray, small: np.ndarray, scale: float, min_score: float, min_area: float, allow_cut: bool,
