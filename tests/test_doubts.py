@@ -285,6 +285,27 @@ def test_a_doubtful_cell_comes_back_only_as_the_digit_its_ink_and_the_solution_a
         assert left == (cell,) and fixed.givens[cell] == "." and fixed is result
 
 
+def test_a_missed_given_is_not_made_up_for_by_changing_another():
+    """r6c5 left out, EASY solves four ways. Turning r1c2's 3 into a 4 would make it solve one way, but as another
+    puzzle: every digit drawn wrong (a glare's faded 5 left out and a 4 above it "corrected", held-out image196).
+    A missed cell itself (a blank the reader gave some odds of its digit) may still be filled in."""
+    from ar_sudoku.sudoku.rules import check_reading
+    from ar_sudoku.sudoku.solver import count_solutions, parse_line
+
+    missed, other = 5 * 9 + 4, 1
+    _, printed = _sure(EASY)
+    reading = unseen(printed, (missed,))
+    probs = reading.probs.copy()
+    probs[other, 4], probs[other, int(EASY[other])] = 0.2, 0.8  # the 3 read a little unsure, a 4 its second guess
+    assert count_solutions(parse_line(EASY[:other] + "4" + EASY[other + 1:missed] + "." + EASY[missed + 1:]), 2).count == 1
+    result = check_reading(Reading(reading.digits, probs.max(1), probs))
+    assert result.status == "solved" and "several" in result.message and not result.corrected
+    assert result.givens[other] == EASY[other]
+    probs[missed, 0], probs[missed, int(EASY[missed])] = 0.7, 0.3  # ... and the missed given's faint ink
+    result = check_reading(Reading(reading.digits, probs.max(1), probs))
+    assert result.corrected == ("r6c5: .->2",) and result.solution == EASY_SOLUTION
+
+
 def test_every_solution_is_listed_when_few_and_none_when_more():
     from ar_sudoku.sudoku.solver import all_solutions, parse_line
 

@@ -88,3 +88,13 @@ def test_a_dim_rooms_eight_read_as_a_five_on_an_ambiguous_reading_is_named_unrea
     assert item.givens[77] == "8" and obj["givens"][77] == "."
     assert "r9c6" in obj["unreadable"] and obj["solution"] is None and not obj["mistakes"]
     assert all(g in (".", t) for g, t in zip(obj["givens"], item.givens))
+
+
+@pytest.mark.data
+def test_a_missed_given_and_a_misread_one_are_mended_together(robust):
+    """image209 under the benchmark's cold lamp: the 3 at r8c2 is missed (the reading solves several ways) and
+    the 6 at r7c3 is read 5. A reading that solves several ways may no longer be "corrected" by changing a read
+    digit alone (that makes another puzzle), but a change that also fills the missed cell still mends it."""
+    item, obj = _read(robust, "image209", "cold")
+    assert obj["givens"] == item.givens and obj["status"] == "solved"
+    assert "r8c2: .->3" in obj["message"] and "r7c3: 5->6" in obj["message"]

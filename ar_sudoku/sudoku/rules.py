@@ -126,7 +126,11 @@ def check_reading(reading: Reading, timeout: float = 1.0, max_tries: int = 40,
     if status == Status.SOLVED and count_solutions(parse_line(givens), 2, timeout, cancel).count == 1:
         return BoardResult(status, givens=givens, confidence=reading.confidence, solution=solution)
     first = (status, solution, message)
-    # alternatives: for each inked cell, its second-best class; cost = how much less likely it is
+    # alternatives: for each inked cell, its second-best class; cost = how much less likely it is. A reading
+    # that solves several ways misses a given: a change must fill a blank cell then. Turning a read given
+    # into another digit alone also makes the puzzle unique, but another puzzle (a glare's faded 5 left out,
+    # a 4 above it "corrected" to 5: every digit drawn wrong)
+    several = status == Status.SOLVED
     alts = []
     for i in range(81):
         if i in fixed:
@@ -144,7 +148,7 @@ def check_reading(reading: Reading, timeout: float = 1.0, max_tries: int = 40,
     for size in (1, 2):
         combos = sorted(itertools.combinations(alts, size), key=lambda c: sum(a[0] for a in c))
         for combo in combos:
-            if len({a[1] for a in combo}) < size:
+            if len({a[1] for a in combo}) < size or (several and all(digits[a[1]] for a in combo)):
                 continue
             if tries >= max_tries or time.perf_counter() > deadline or (cancel is not None and cancel()):
                 break
