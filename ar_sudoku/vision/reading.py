@@ -347,6 +347,25 @@ def glare_cells(square: np.ndarray) -> tuple[tuple[int, ...], tuple[int, ...]]:
     return tuple(int(i) for i in np.flatnonzero(core)), tuple(int(i) for i in np.flatnonzero(halo))
 
 
+FAINT_INK = 8  # grey levels of stroke a washed-out cell's middle shows (its dark lines' black-hat): faded print
+FAINT_STROKE = 9  # px at VIEW_CELL: wider than a digit's stroke, narrower than its loops
+
+
+def faint_print(square: np.ndarray, cells: tuple[int, ...]) -> tuple[int, ...]:
+    """The ``cells`` (a glare's washed-out core) that still show a digit's strokes, however faint.
+
+    Saturated paper is flat, so any thin dark line in it is ink: the lines darker than their
+    surroundings (a morphological black-hat, ``FAINT_STROKE`` px) by ``FAINT_INK`` grey levels. A
+    gradient of the glare's light is no line and does not count (unlike a cell's plain contrast).
+    """
+    if not cells:
+        return ()
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (FAINT_STROKE, FAINT_STROKE))
+    lines = _middles(cv2.morphologyEx(square, cv2.MORPH_BLACKHAT, kernel))[list(cells)]
+    strokes = percentiles(lines, [99], axis=-1)[0]
+    return tuple(i for i, s in zip(cells, strokes) if s >= FAINT_INK)
+
+
 def ink_contrast(square: np.ndarray) -> np.ndarray:
     """Per cell, how far its darkest pixels (the 1st percentile of its middle) fall below its own paper, as a
     share of the paper: a share, so that a shadow or a dim room, which scale ink and paper alike, keep it."""
@@ -396,7 +415,8 @@ PICK_AMONG = 64  # the most solutions of the readable cells that the doubtful ce
 
 
 def restore_unreadable(result: BoardResult, unreadable: tuple[int, ...], core: tuple[int, ...], kinds: CellKinds,
-                       printed: Reading, fused: Reading, timeout: float = 1.0) -> tuple[BoardResult, tuple[int, ...]]:
+                       printed: Reading, fused: Reading, timeout: float = 1.0,
+                       inked_core: tuple[int, ...] = ()) -> tuple[BoardResult, tuple[int, ...]]:
     """The doubtful cells of a glared photo given back once the puzzle's solution is known.
 
     The cells read surely (the doubtful ones left out) are solved. When they leave several solutions,
@@ -408,16 +428,21 @@ def restore_unreadable(result: BoardResult, unreadable: tuple[int, ...], core: t
     (``written_part``) on a page written on, one whose ink a reader takes for the solution's digit is that given,
     one both readers see as blank is blank,
     and the rest, with the glare's ``core`` (nothing is seen there), stay unreadable: a digit is never
-    put where the page shows none, and a faded 8 never becomes a 3.
+    put where the page shows none, and a faded 8 never becomes a 3. On a page of print alone, a core
+    cell that still shows strokes (``inked_core``, :func:`faint_print`) is the solution's given: its
+    digit is too faint to read, but a given there can only be the solution's.
     """
     if result.status != Status.SOLVED or not result.solution or not result.givens:
         return result, unreadable
-    cells = [i for i in unreadable if i not in core and result.givens[i] == "."]
+    written_on = _sure_of_writing(kinds)  # else a lone "entry" in a glare's halo is its faded print
+    faint = () if written_on else inked_core
+    cells = [i for i in unreadable if (i not in core or i in faint) and result.givens[i] == "."]
     support = np.maximum(np.maximum(printed.probs[:, 1:10], fused.probs[:, 1:10]), kinds.probs[:, 1:10])
     written = kinds.probs[:, 10:19]  # a handwritten entry's digit: it stays the person's, read as entries are
     either = np.maximum(support, written)
     if result.message == SEVERAL:
-        inked = [i for i in cells if min(printed.probs[i, 0], fused.probs[i, 0], kinds.probs[i, 0]) < INKED]
+        inked = [i for i in cells
+                 if i not in faint and min(printed.probs[i, 0], fused.probs[i, 0], kinds.probs[i, 0]) < INKED]
         if not inked:
             return result, unreadable
         # the doubtful cells' likeliest digits with the sure ones: one solution, or the sure ones' solutions
@@ -438,12 +463,11 @@ def restore_unreadable(result: BoardResult, unreadable: tuple[int, ...], core: t
     givens = list(result.givens)
     conf = None if result.confidence is None else result.confidence.copy()
     restored = set()
-    written_on = _sure_of_writing(kinds)  # else a lone "entry" in a glare's halo is its faded print
     for i in cells:
         d = int(result.solution[i])
         if written_on and written[i, d - 1] >= RESTORE and written[i].sum() > kinds.probs[i, 1:10].sum():
             restored.add(i)  # the person's entry of the solution's digit: read as entries are
-        elif support[i, d - 1] >= RESTORE or (not written_on and written[i, d - 1] >= RESTORE):
+        elif support[i, d - 1] >= RESTORE or (not written_on and written[i, d - 1] >= RESTORE) or i in faint:
             givens[i] = result.solution[i]
             restored.add(i)
             if conf is not None:
@@ -1244,10 +1268,22 @@ def _settled(result: BoardResult, kinds: CellKinds, sure: float = 0.9, unreadabl
     """
     p_entry = kinds.probs[:, 10:19].sum(axis=1)
     order = _sure_entries(kinds, sure)
-    if not order:  # nothing written: a printed page keeps its one-of-several solution and the message
-        return result
     p_digit = p_entry + kinds.probs[:, 1:10].sum(axis=1)
-    either = [int(i) for i in np.argsort(-p_digit) if kinds.kinds[i] == ENTRY and p_entry[i] < sure <= p_digit[i]]
+    givens = result.givens or "." * 81
+    # ... and print the digit model missed (a glare's faded given: blank to it, print or pen to the kind model)
+    either = [int(i) for i in np.argsort(-p_digit) if p_digit[i] >= sure and (
+        (kinds.kinds[i] == ENTRY and p_entry[i] < sure) or (kinds.kinds[i] == GIVEN and is_empty(givens[i])))]
+    if not order:  # nothing surely written: a printed page keeps its one-of-several solution and the message,
+        # unless the print the digit model missed settles it (then it is print; a glare's hidden cells are
+        # given back by their ink instead, ``restore_unreadable``)
+        found = settle(givens, [(i, str(kinds.digits[i])) for i in either]) if either and not unreadable else None
+        if found is None:
+            return result
+        solution, used = found
+        return replace(result, solution=solution, givens="".join(solution[i] if i in used else g
+                                                                 for i, g in enumerate(givens)),
+                       message="the givens read leave several solutions; the print seen in "
+                       + ", ".join(NAMES[i] for i in used) + " settles it")
     found = settle(result.givens or "", [(i, str(kinds.digits[i])) for i in order + either])
     why = (_hidden_open(unreadable) if unreadable
            else "the printed givens leave several solutions (a given was probably taken for handwriting)")
@@ -1617,7 +1653,9 @@ def read_at(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitRe
     if kinds is not None:
         result = kind_givens(result, cell_kinds, skip=set(unreadable) | set(overrides or {}))
     if unreadable:
-        result, unreadable = restore_unreadable(result, unreadable, glare_cells(seen.square)[0], cell_kinds, *seen_as)
+        core = glare_cells(seen.square)[0]
+        result, unreadable = restore_unreadable(result, unreadable, core, cell_kinds, *seen_as,
+                                                inked_core=faint_print(seen.square, core))
     if kinds is not None:
         result, unsure = settle_unsure(result, printed, cell_kinds, unreadable + tuple(overrides or {}), timeout)
         unreadable = tuple(sorted(set(unreadable) | set(unsure)))
