@@ -297,7 +297,8 @@ def test_a_missed_given_is_not_made_up_for_by_changing_another():
     reading = unseen(printed, (missed,))
     probs = reading.probs.copy()
     probs[other, 4], probs[other, int(EASY[other])] = 0.2, 0.8  # the 3 read a little unsure, a 4 its second guess
-    assert count_solutions(parse_line(EASY[:other] + "4" + EASY[other + 1:missed] + "." + EASY[missed + 1:]), 2).count == 1
+    changed = EASY[:other] + "4" + EASY[other + 1:missed] + "." + EASY[missed + 1:]
+    assert count_solutions(parse_line(changed), 2).count == 1
     result = check_reading(Reading(reading.digits, probs.max(1), probs))
     assert result.status == "solved" and "several" in result.message and not result.corrected
     assert result.givens[other] == EASY[other]
