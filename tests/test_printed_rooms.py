@@ -66,6 +66,15 @@ def test_a_given_washed_out_past_seeing_is_named_not_read_blank(robust):
 
 
 @pytest.mark.data
+def test_a_reading_of_several_solutions_draws_none(robust):
+    """image202 under a strong glare: a given is missed and the givens read solve several ways. One of them used to
+    be drawn as the answer (a guess: on the training photos the one drawn was wrong 4 times in 7). None is now."""
+    item, obj = _read_glared(robust, "image202", 0.95, "glare95")
+    assert obj["status"] == "unsolvable" and obj["solution"] is None and "none is drawn" in obj["message"]
+    assert robust.score(item, obj)["wrong_digits"] == 0
+
+
+@pytest.mark.data
 def test_print_the_digit_model_missed_settles_a_reading_of_several_solutions(robust):
     """image201 under a strong glare: the digit model misses the faded 4 at r3c6, so the givens read solve several
     ways and one of them was drawn. The cell-kind model sees print there; added, it settles the puzzle."""

@@ -1278,7 +1278,8 @@ def _hidden_open(unreadable: tuple[int, ...]) -> str:
             "the cells that can be read leave several solutions")
 
 
-def _settled(result: BoardResult, kinds: CellKinds, sure: float = 0.9, unreadable: tuple[int, ...] = ()) -> BoardResult:
+def _settled(result: BoardResult, kinds: CellKinds, sure: float = 0.9, unreadable: tuple[int, ...] = (),
+             fixed: Collection[int] = ()) -> BoardResult:
     """A reading whose givens leave several solutions, settled by the person's sure entries if they can.
 
     The settled solution must agree with nearly all sure entries; when many disagree, a printed
@@ -1289,14 +1290,16 @@ def _settled(result: BoardResult, kinds: CellKinds, sure: float = 0.9, unreadabl
     A puzzle barely started has few sure entries, and the givens taken for handwriting (shaken or
     blurred print, which the kind model gives odds of both) are what leave it open: after the sure
     entries, the cells read as entries that surely hold a digit, print or pen (``sure`` of the two
-    together), are tried too, surest first.
+    together), are tried too, surest first; so is print the digit model missed and the kind model sees
+    surely (a glare's faded given), on a page of print alone too. Cells the person set (``fixed``) stay
+    as set.
     """
     p_entry = kinds.probs[:, 10:19].sum(axis=1)
     order = _sure_entries(kinds, sure)
     p_digit = p_entry + kinds.probs[:, 1:10].sum(axis=1)
     givens = result.givens or "." * 81
     # ... and print the digit model missed (a glare's faded given: blank to it, print or pen to the kind model)
-    either = [int(i) for i in np.argsort(-p_digit) if p_digit[i] >= sure and (
+    either = [int(i) for i in np.argsort(-p_digit) if p_digit[i] >= sure and int(i) not in fixed and (
         (kinds.kinds[i] == ENTRY and p_entry[i] < sure) or (kinds.kinds[i] == GIVEN and is_empty(givens[i])))]
     if not order:  # nothing surely written: a printed page keeps its one-of-several solution and the message,
         # unless the print the digit model missed settles it (then it is print; a glare's hidden cells are
@@ -1451,15 +1454,40 @@ def process_image(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
             if np.abs(other.corners - quad.corners).max() > 0.1 * np.ptp(quad.corners[:, 0]):
                 again = read_at(image, gray, other, reader, timeout, overrides, kinds, t0)
                 if not _printed_full(again.givens):
-                    return again
-    return result
+                    return _no_guess(again)
+    return _no_guess(result)
+
+
+GUESS = "the reading has several solutions (a given was probably missed); none is drawn"
+
+
+def _no_guess(result: BoardResult) -> BoardResult:
+    """A photo whose reading solves several ways: none of them drawn.
+
+    One of several drawn as the answer is a guess, right perhaps once in a few: a missed given (a glare's
+    faded print, held-out image70 and image196 under a strong glare) then put a wrong answer on the page.
+    Said instead, with the cells to check (``--set`` fills the missed one). A page of several puzzles
+    withholds it the same way (``process_images``).
+    """
+    if result.status != Status.SOLVED or SEVERAL not in (result.message or ""):
+        return result
+    return replace(result, status=Status.UNSOLVABLE, solution=None, message=result.message.replace(SEVERAL, GUESS))
 
 
 def process_images(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
                    overrides: Corrections | None = None, kinds: KindReader | None = None,
                    puzzle: int | None = None) -> tuple[list[BoardResult], int]:
     """Every puzzle in one picture (a newspaper page), each read and solved on its own, in reading order
-    (``grid.find_grids``); and how many puzzles the picture holds.
+    (``grid.find_grids``); and how many puzzles the picture holds. A reading that solves several ways draws
+    none of them (:func:`_no_guess`)."""
+    results, count = _page_readings(image, reader, timeout, overrides, kinds, puzzle)
+    return [_no_guess(r) for r in results], count
+
+
+def _page_readings(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
+                   overrides: Corrections | None = None, kinds: KindReader | None = None,
+                   puzzle: int | None = None) -> tuple[list[BoardResult], int]:
+    """:func:`process_images`, with a reading of several solutions as the rules left it.
 
     A grid read with (nearly) every cell printed is a solution printed beside its puzzle, not a puzzle: it
     is left out while another grid remains. ``puzzle`` reads only that one (the others are found, not read);
@@ -1672,7 +1700,7 @@ def read_at(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitRe
             if _sound(both):
                 result = both
         if kinds is not None and result.status == Status.SOLVED and "several solutions" in result.message:
-            result = _settled(result, cell_kinds, unreadable=unreadable)
+            result = _settled(result, cell_kinds, unreadable=unreadable, fixed=set(overrides or {}))
     if kinds is None or reading is printed or result.givens == printed.givens:
         result = faint_givens(result, printed if kinds is not None else reading, overrides=overrides)
     if kinds is not None:
