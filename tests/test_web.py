@@ -231,13 +231,13 @@ def test_photo_page_reads_a_photo_and_solves_again_after_a_correction(server, br
         assert "".join(shown) == first["solution"]  # givens, and the answers in the blanks
         assert "".join(d if g else "." for d, g in zip(shown, givens)) == first["givens"]
 
-        page.click('#grid .cell[data-cell="7"]')  # r1c8
-        page.keyboard.press("3")
+        page.click('#grid .cell[data-cell="25"]')  # r3c8: a correction that leaves the photo solving one way
+        page.keyboard.press("5")
         page.wait_for_function(f"window.lastRead.solution !== {json.dumps(first['solution'])}", timeout=20_000)
         after = page.evaluate("window.lastRead")
-        assert after["givens"][7] == "3" and after["solution"]
-        cell = page.locator('#grid .cell[data-cell="7"]')
-        assert cell.text_content() == "3" and "fixed" in (cell.get_attribute("class") or "")
+        assert after["givens"][25] == "5" and after["solution"]
+        cell = page.locator('#grid .cell[data-cell="25"]')
+        assert cell.text_content() == "5" and "fixed" in (cell.get_attribute("class") or "")
         # every cell shows the new solution, but for what the reader took as written by hand (shown as written)
         entries = after.get("entries") or "." * 81
         want = "".join(e if e != "." else d for d, e in zip(after["solution"], entries))
