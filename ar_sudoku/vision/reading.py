@@ -1466,8 +1466,8 @@ def _no_guess(result: BoardResult) -> BoardResult:
 
     One of several drawn as the answer is a guess, right perhaps once in a few: a missed given (a glare's
     faded print, held-out image70 and image196 under a strong glare) then put a wrong answer on the page.
-    Said instead, with the cells to check (``--set`` fills the missed one). A page of several puzzles
-    withholds it the same way (``process_images``).
+    Said instead (``--set`` fills the missed given). A page of several puzzles already withheld it
+    (``_one_of_several_withheld``, in its own words), so there this finds nothing left to withhold.
     """
     if result.status != Status.SOLVED or SEVERAL not in (result.message or ""):
         return result
