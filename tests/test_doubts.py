@@ -285,6 +285,56 @@ def test_a_doubtful_cell_comes_back_only_as_the_digit_its_ink_and_the_solution_a
         assert left == (cell,) and fixed.givens[cell] == "." and fixed is result
 
 
+def _one_way_without() -> int:
+    """A given of EASY that the rest still solve one way without."""
+    from ar_sudoku.sudoku.solver import all_solutions, parse_line
+
+    return next(i for i, ch in enumerate(EASY)
+                if ch != "." and all_solutions(parse_line(EASY[:i] + "." + EASY[i + 1:]), 1))
+
+
+@pytest.mark.parametrize("other, back", [(0.0, True), (0.5, False)])
+def test_print_the_kind_model_is_sure_of_is_the_solutions_given_unless_a_reader_sees_another_digit(other, back):
+    """A doubted cell the cell-kind model takes for print, sure it is not blank, whose faded digit no reader can
+    name: on a page of print alone it is the solution's given. When a reader sees another digit there (0.5), the
+    solution is doubted in that cell too (the rules may have corrected the reading into it): it stays unreadable."""
+    from ar_sudoku.sudoku.rules import check_reading
+    from ar_sudoku.vision.reading import restore_unreadable
+
+    cell = _one_way_without()
+    kinds, printed = _sure(EASY)
+    kinds.probs[cell] = 0.0
+    kinds.probs[cell, 0] = 0.05
+    kinds.probs[cell, 1:10] = 0.95 / 9  # print, no digit in it to name
+    wrong = int(EASY[cell]) % 9 + 1
+    kinds.probs[cell, wrong] = max(kinds.probs[cell, wrong], other)
+    result = check_reading(unseen(printed, (cell,)))
+    assert result.status == "solved" and result.solution == EASY_SOLUTION
+    fixed, left = restore_unreadable(result, (cell,), (), kinds, unseen(printed, (cell,)), unseen(printed, (cell,)))
+    if back:
+        assert left == () and fixed.givens == EASY
+    else:
+        assert left == (cell,) and fixed.givens[cell] == "."
+
+
+@pytest.mark.parametrize("pencil, back", [(0.1, True), (0.9, False)])
+def test_a_washed_out_cells_strokes_are_a_given_unless_they_look_like_a_pencils_candidates(pencil, back):
+    """A glare's saturated core cell that still shows strokes is the solution's given on a page of print alone,
+    but not when the cell-kind model takes those strokes for a pencil's candidates (a pen-and-pencil page under
+    glare, its pencil marks read as faded print)."""
+    from ar_sudoku.sudoku.rules import check_reading
+    from ar_sudoku.vision.reading import restore_unreadable
+
+    cell = _one_way_without()
+    kinds, printed = _sure(EASY)
+    kinds.probs[cell] = 0.0
+    kinds.probs[cell, 0], kinds.probs[cell, 19] = 1.0 - pencil, pencil
+    result = check_reading(unseen(printed, (cell,)))
+    fixed, left = restore_unreadable(result, (cell,), (cell,), kinds, unseen(printed, (cell,)),
+                                     unseen(printed, (cell,)), inked_core=(cell,))
+    assert (left == () and fixed.givens == EASY) if back else (left == (cell,) and fixed.givens[cell] == ".")
+
+
 def test_a_missed_given_is_not_made_up_for_by_changing_another():
     """r6c5 left out, EASY solves four ways. Turning r1c2's 3 into a 4 would make it solve one way, but as another
     puzzle: every digit drawn wrong (a glare's faded 5 left out and a 4 above it "corrected", held-out image196).

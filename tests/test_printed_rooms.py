@@ -75,6 +75,47 @@ def test_a_reading_of_several_solutions_draws_none(robust):
 
 
 @pytest.mark.data
+def test_a_glares_halo_cells_are_weighed_by_their_ink_among_the_readable_cells_solutions(robust):
+    """image125 under a glare that lifts its centre 95% of the way to white: four halo cells are doubted. With the
+    two a reader is sure of put back, the cells read surely leave 200 solutions (more than the 64 once weighed),
+    and r6c5's faded 6 looks like a 5 (0.73): all four were named and nothing drawn. Now up to 1024 are weighed
+    by the doubted cells' ink, only those that make a puzzle of one solution (no other cell is in doubt), and the
+    likeliest, ten times likelier than any other, is the page: read whole."""
+    item, obj = _read_glared(robust, "image125", 0.95, "glare95")
+    assert item.givens[49] == "6" and obj["givens"] == item.givens
+    assert obj["status"] == "solved" and obj["unreadable"] == []
+
+
+@pytest.mark.data
+def test_a_cell_surely_inked_is_the_solutions_given_though_its_faded_digit_looks_like_another(robust):
+    """image24 under a strong glare: the cell-kind model takes r7c4 for print and is sure it is not blank (0.05),
+    but what is left of its 9 reads as no digit well enough to be given back. On a page of print alone, that
+    print is a given, and a given is the solution's digit."""
+    item, obj = _read_glared(robust, "image24", 1.0, "glare_strong")
+    assert item.givens[57] == "9" and obj["givens"] == item.givens and "r7c4" not in obj["unreadable"]
+    assert robust.score(item, obj)["wrong_digits"] == 0
+
+
+@pytest.mark.data
+def test_the_ink_weighs_no_solutions_when_a_cell_taken_as_read_breaks_them(robust):
+    """image29 under a 0.85 glare (a guard): four halo cells are doubted, and with the three a reader is sure of
+    put back, the cells read surely have no solution (a blank cell outside the glare is read as a 1). Weighing
+    the readable cells' own solutions instead once drew another puzzle's answer; nothing is guessed now."""
+    item, obj = _read_glared(robust, "image29", 0.85, "glare85")
+    assert obj["status"] == "unsolvable" and obj["solution"] is None
+
+
+@pytest.mark.data
+def test_a_given_a_glare_faded_into_a_clash_is_doubted(robust):
+    """image200 under a 0.95 glare: the glare's edge turns blank r9c4 into a 1 that clashes with r7c6's, and the
+    reading was "invalid" with a wrong given in it. The clashing given the glare's light reaches is doubted:
+    the rest solve, and the page is read right."""
+    item, obj = _read_glared(robust, "image200", 0.95, "glare95")
+    assert obj["givens"] == item.givens and obj["status"] == "solved"
+    assert robust.score(item, obj)["seen_right"]
+
+
+@pytest.mark.data
 def test_print_the_digit_model_missed_settles_a_reading_of_several_solutions(robust):
     """image201 under a strong glare: the digit model misses the faded 4 at r3c6, so the givens read solve several
     ways and one of them was drawn. The cell-kind model sees print there; added, it settles the puzzle."""

@@ -296,6 +296,7 @@ LIFTED = 0.5  # paper lifted this far from the page's paper towards white somewh
 HALO = 0.2
 # ... and this far, a tenth of it: a cell both readers see as blank may hold a given washed out past seeing
 BLIND = 0.9
+LIT = 0.1  # ... and this far, a tenth: the glare's light reaches it (a given that breaks the rules there is doubted)
 BRIGHT_PAPER = 238  # pages whose paper is this bright already: glare cannot be told from paper
 
 
@@ -351,6 +352,25 @@ def glare_cells(square: np.ndarray) -> tuple[tuple[int, ...], tuple[int, ...]]:
 
 FAINT_INK = 8  # grey levels of stroke a washed-out cell's middle shows (its dark lines' black-hat): faded print
 FAINT_STROKE = 9  # px at VIEW_CELL: wider than a digit's stroke, narrower than its loops
+
+
+def glare_clashes(result: BoardResult, square: np.ndarray, kinds: CellKinds, fixed: Collection[int]) -> tuple[int, ...]:
+    """The givens of a reading that breaks the rules which clash under a glare's light, on a page of print alone.
+
+    A glare's halo can fade a given into another digit, or a blank cell's grain into a 1, that both
+    readers read alike and surely (train image200 under a 0.95 glare): the reading breaks the rules, and
+    the readers' second guesses cannot mend it. The clashing givens the glare's light reaches (``LIT``)
+    are doubted as the halo's others are: left out, the rest may solve, and their ink is weighed then.
+    Cells the person set (``fixed``) stay.
+    """
+    if (result.status != Status.INVALID or not result.givens or _sure_of_writing(kinds)
+            or int((kinds.kinds == CANDIDATES).sum()) >= MARKED):
+        return ()
+    cover = glare_cover(square)
+    if cover is None:
+        return ()
+    clash = {c for x in validate(parse_line(result.givens)) for c in (x.a, x.b)}
+    return tuple(sorted(i for i in clash if cover[i] >= LIT and i not in fixed))
 
 
 def faint_print(square: np.ndarray, cells: tuple[int, ...]) -> tuple[int, ...]:
@@ -436,6 +456,7 @@ def unreadable_cells(square: np.ndarray, kinds: CellKinds, printed: Reading, sur
 MARKED = 3  # cells of pencil marks that make a page written on (a glare's faded print is read as a pen's, not these)
 RESTORE = 0.3  # a doubtful cell is the solution's given when a reader gives the solution's digit this much
 INKED = 0.5  # ... and it holds a digit (its solution's digit must be one its readers see) below these odds of blank
+PENCIL = 0.5  # a washed-out cell's strokes the cell-kind model takes for candidates at these odds: a pencil's, no given
 PICK_AMONG = 64  # the most solutions of the readable cells that the doubtful cells' ink is asked to choose between
 
 
@@ -448,11 +469,15 @@ def restore_unreadable(result: BoardResult, unreadable: tuple[int, ...], core: t
     the doubtful cells' ink chooses (their likeliest digits, printed or written, with the sure cells
     solve one way only, or one of the sure cells' few solutions alone fits them): a doubtful cell that
     holds a digit (a reader, ``printed``, ``fused`` as read before the doubt or ``kinds``, gives blank
-    under ``INKED``) allows only the digits a reader gives ``RESTORE`` of its odds. Then a doubtful
+    under ``INKED``) allows only the digits a reader gives ``RESTORE`` of its odds. Failing that, the
+    solutions are weighed by that ink (:func:`_weighed`). Then a doubtful
     cell the kind model reads as the person's entry of the solution's digit is read as entries are
-    (``written_part``) on a page written on, one whose ink a reader takes for the solution's digit is that given,
-    one both readers see as blank is blank,
-    and the rest, with the glare's ``core`` (nothing is seen there), stay unreadable: a digit is never
+    (``written_part``) on a page written on, one whose ink a reader takes for the solution's digit is that given
+    (on a page of print alone, so is one the kind model is ``MISSED_PRINT`` sure is not blank: that ink is
+    print, however its faded digit looks), one both readers see as blank is blank (unless the ink weighed
+    the solution: a given may hide there), and of the inked cells left, when they were all in doubt, those
+    the puzzle needs to solve one way are givens (:func:`_needed`);
+    the rest, with the glare's ``core`` (nothing is seen there), stay unreadable: a digit is never
     put where the page shows none, and a faded 8 never becomes a 3. On a page of print alone, a core
     cell that still shows strokes (``inked_core``, :func:`faint_print`) is the solution's given: its
     digit is too faint to read, but a given there can only be the solution's.
@@ -460,11 +485,17 @@ def restore_unreadable(result: BoardResult, unreadable: tuple[int, ...], core: t
     if result.status != Status.SOLVED or not result.solution or not result.givens:
         return result, unreadable
     written_on = _sure_of_writing(kinds)  # else a lone "entry" in a glare's halo is its faded print
-    faint = () if written_on else inked_core
+    # (a pencil's candidates show strokes too: they are no given)
+    faint = () if written_on else tuple(i for i in inked_core if kinds.probs[i, 19] < PENCIL)
     cells = [i for i in unreadable if (i not in core or i in faint) and result.givens[i] == "."]
     support = np.maximum(np.maximum(printed.probs[:, 1:10], fused.probs[:, 1:10]), kinds.probs[:, 1:10])
     written = kinds.probs[:, 10:19]  # a handwritten entry's digit: it stays the person's, read as entries are
     either = np.maximum(support, written)
+    # surely inked, and taken for print: on a page of print alone it is, whatever its faded digit looks like
+    held = (kinds.probs[:, 0] < 1.0 - MISSED_PRINT) & (kinds.kinds == GIVEN)
+    # weighed: the solution was picked by the doubtful cells' ink (then a cell read blank may still hide a
+    # given); needs: the inked cells, when they alone were in doubt (the puzzle is theirs: those it needs are givens)
+    unsolved, weighed, needs = result, False, []
     if result.message == SEVERAL:
         inked = [i for i in cells
                  if i not in faint and min(printed.probs[i, 0], fused.probs[i, 0], kinds.probs[i, 0]) < INKED]
@@ -482,6 +513,11 @@ def restore_unreadable(result: BoardResult, unreadable: tuple[int, ...], core: t
             found = all_solutions(parse_line(result.givens), PICK_AMONG, timeout) or []
         fit = [s for s in found if all(either[i, int(s[i]) - 1] >= RESTORE for i in inked)]
         if len(fit) != 1:
+            # when the inked cells are all the glare hides, the puzzle is theirs alone: it solves one way
+            alone = set(unreadable) <= set(inked)
+            fit, weighed = _weighed(result.givens, inked, either, timeout, alone), True
+            needs = inked if alone else []
+        if len(fit) != 1:
             return result, unreadable
         result = replace(result, solution=fit[0], message="")
     assert result.solution is not None and result.givens is not None
@@ -490,17 +526,84 @@ def restore_unreadable(result: BoardResult, unreadable: tuple[int, ...], core: t
     restored = set()
     for i in cells:
         d = int(result.solution[i])
+        # held print is the solution's digit unless a reader sees another digit there (the solution is doubted then)
+        held_as = held[i] and float(np.delete(either[i], d - 1).max()) < RESTORE
         if written_on and written[i, d - 1] >= RESTORE and written[i].sum() > kinds.probs[i, 1:10].sum():
             restored.add(i)  # the person's entry of the solution's digit: read as entries are
-        elif support[i, d - 1] >= RESTORE or (not written_on and written[i, d - 1] >= RESTORE) or i in faint:
+        elif support[i, d - 1] >= RESTORE or i in faint or (not written_on and (written[i, d - 1] >= RESTORE
+                                                                                or held_as)):
             givens[i] = result.solution[i]
             restored.add(i)
             if conf is not None:
                 conf[i] = float(support[i, d - 1])
-        elif kinds.kinds[i] == BLANK and printed.digits[i] == 0 and fused.digits[i] == 0:
+        elif kinds.kinds[i] == BLANK and printed.digits[i] == 0 and fused.digits[i] == 0 and not weighed:
+            restored.add(i)
+    if needs:
+        needed = _needed(givens, [i for i in needs if i not in restored], result.solution, timeout)
+        if needed is None:
+            return unsolved, unreadable
+        for i in needed:
+            givens[i] = result.solution[i]
             restored.add(i)
     left = tuple(i for i in unreadable if i not in restored)
     return replace(result, givens="".join(givens), confidence=conf), left
+
+
+SURE_INK = 0.9  # a doubtful cell a reader gives one digit these odds is taken as read while the others are weighed
+# the most solutions weighed so (a glare's halo hides a few givens: on the training photos, hundreds of solutions)
+WEIGH_AMONG = 1024
+
+
+def _weighed(givens: str, inked: list[int], either: np.ndarray, timeout: float, alone: bool = False) -> list[str]:
+    """The one solution the doubtful cells' ink picks out of the readable cells' several (or none).
+
+    The doubtful cells a reader sees as one digit at ``SURE_INK`` are taken as read; the solutions left
+    (up to ``WEIGH_AMONG``) are weighed by every inked doubtful cell's odds of its digit, and the likeliest
+    stands when it is ``INK_ODDS`` times likelier than every other and is one solution, not several that
+    differ elsewhere (a doubtful cell no reader sees ink in could still tell those apart). When the
+    ``inked`` cells are ``alone`` in doubt (no core, no blank-looking doubtful cell), only the digits that
+    make a puzzle of one solution are weighed: a printed puzzle has one.
+    """
+    base = list(givens)
+    for i in inked:
+        if either[i].max() >= SURE_INK:
+            base[i] = str(int(either[i].argmax()) + 1)
+    found = all_solutions(parse_line("".join(base)), WEIGH_AMONG, timeout)
+    if not found:  # too many to weigh, or none: a cell taken as read (or a given) was misread, nothing is guessed
+        return []
+    ink = np.log(either + INK_FLOOR)
+    asks: dict[str, list[str]] = {}
+    for s in found:
+        asks.setdefault("".join(s[i] for i in inked), []).append(s)
+    if alone:
+        asks = {a: v for a, v in asks.items() if len(v) == 1}
+        if not asks:
+            return []
+    weight = {a: float(sum(ink[i, int(d) - 1] for i, d in zip(inked, a))) for a in asks}
+    top = max(weight, key=weight.__getitem__)
+    if any(w >= weight[top] - np.log(INK_ODDS) for a, w in weight.items() if a != top) or len(asks[top]) != 1:
+        return []
+    return asks[top]
+
+
+def _needed(givens: list[str], cells: list[int], solution: str, timeout: float) -> list[int] | None:
+    """Of ``cells`` (doubtful, inked, not given back), those the puzzle needs as givens to solve one way,
+    or None when they cannot make it so.
+
+    A printed puzzle has one solution: when the givens given back leave several, the inked doubtful
+    cells that alone tell them apart are givens, the solution's digits."""
+    if all_solutions(parse_line("".join(givens)), 1, timeout):
+        return []
+    full = list(givens)
+    for i in cells:
+        full[i] = solution[i]
+    if not cells or not all_solutions(parse_line("".join(full)), 1, timeout):
+        return None
+    needed = [i for i in cells if not all_solutions(parse_line("".join(full[:i] + ["."] + full[i + 1:])), 1, timeout)]
+    trial = list(givens)
+    for i in needed:
+        trial[i] = solution[i]
+    return needed if all_solutions(parse_line("".join(trial)), 1, timeout) else None
 
 
 # A given the digit model reads below these odds, or that the cell-kind model (at least ``OTHER_PRINT`` sure it is
@@ -1705,12 +1808,23 @@ def read_at(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitRe
         result = faint_givens(result, printed if kinds is not None else reading, overrides=overrides)
     if kinds is not None:
         result = kind_givens(result, cell_kinds, skip=set(unreadable) | set(overrides or {}))
+        lit = glare_clashes(result, seen.square, cell_kinds, set(overrides or {}))
+        again = check_reading(unseen(reading, lit), timeout, overrides=overrides) if lit else None
+        if again is not None and again.status == Status.SOLVED:  # the clashing givens the glare faded are doubted
+            if not unreadable:
+                seen_as = (printed, reading)
+            printed, reading = unseen(printed, lit), unseen(reading, lit)
+            result, unreadable = again, tuple(sorted(set(unreadable) | set(lit)))
+    given_back: tuple[int, ...] = ()  # the glare's cells given back by the solution: weighed already
     if unreadable:
         core = glare_cells(seen.square)[0]
+        doubted = unreadable
         result, unreadable = restore_unreadable(result, unreadable, core, cell_kinds, *seen_as,
                                                 inked_core=faint_print(seen.square, core))
+        given_back = tuple(i for i in doubted if i not in unreadable)
     if kinds is not None:
-        result, unsure = settle_unsure(result, printed, cell_kinds, unreadable + tuple(overrides or {}), timeout)
+        result, unsure = settle_unsure(result, printed, cell_kinds, unreadable + given_back + tuple(overrides or {}),
+                                       timeout)
         unreadable = tuple(sorted(set(unreadable) | set(unsure)))
         result = entries_against(result, cell_kinds, printed, set(unreadable) | set(overrides or {}), timeout)
         result = disowned(result, cell_kinds)
