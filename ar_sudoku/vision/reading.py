@@ -25,7 +25,7 @@ from ar_sudoku.sudoku.rules import (
     faint_givens,
     solution_givens,
 )
-from ar_sudoku.sudoku.solver import all_solutions, parse_line, validate
+from ar_sudoku.sudoku.solver import all_solutions, count_solutions, parse_line, validate
 from ar_sudoku.sudoku.vocabulary import Status, is_empty
 from ar_sudoku.sudoku.written import NAMES, Corrections, Written, from_kinds, settle
 from ar_sudoku.vision.cells import CELL, cut_cells, glare_gain, turn_cuts, warp_grid
@@ -355,13 +355,13 @@ FAINT_STROKE = 9  # px at VIEW_CELL: wider than a digit's stroke, narrower than 
 
 
 def glare_clashes(result: BoardResult, square: np.ndarray, kinds: CellKinds, fixed: Collection[int]) -> tuple[int, ...]:
-    """The givens of a reading that breaks the rules which clash under a glare's light, on a page of print alone.
+    """The clashing givens of a reading that breaks the rules which a glare's light reaches (``LIT``), on a page
+    of print alone.
 
     A glare's halo can fade a given into another digit, or a blank cell's grain into a 1, that both
     readers read alike and surely (train image200 under a 0.95 glare): the reading breaks the rules, and
-    the readers' second guesses cannot mend it. The clashing givens the glare's light reaches (``LIT``)
-    are doubted as the halo's others are: left out, the rest may solve, and their ink is weighed then.
-    Cells the person set (``fixed``) stay.
+    the readers' second guesses cannot mend it. These givens are doubted as the halo's others are: left
+    out, the rest may solve, and their ink is weighed then. Cells the person set (``fixed``) stay.
     """
     if (result.status != Status.INVALID or not result.givens or _sure_of_writing(kinds)
             or int((kinds.kinds == CANDIDATES).sum()) >= MARKED):
@@ -492,7 +492,7 @@ def restore_unreadable(result: BoardResult, unreadable: tuple[int, ...], core: t
     written = kinds.probs[:, 10:19]  # a handwritten entry's digit: it stays the person's, read as entries are
     either = np.maximum(support, written)
     # surely inked, and taken for print: on a page of print alone it is, whatever its faded digit looks like
-    held = (kinds.probs[:, 0] < 1.0 - MISSED_PRINT) & (kinds.kinds == GIVEN)
+    sure_print = (kinds.probs[:, 0] < 1.0 - MISSED_PRINT) & (kinds.kinds == GIVEN)
     # weighed: the solution was picked by the doubtful cells' ink (then a cell read blank may still hide a
     # given); needs: the inked cells, when they alone were in doubt (the puzzle is theirs: those it needs are givens)
     unsolved, weighed, needs = result, False, []
@@ -512,7 +512,7 @@ def restore_unreadable(result: BoardResult, unreadable: tuple[int, ...], core: t
         if not found:
             found = all_solutions(parse_line(result.givens), PICK_AMONG, timeout) or []
         fit = [s for s in found if all(either[i, int(s[i]) - 1] >= RESTORE for i in inked)]
-        if len(fit) != 1:
+        if len(fit) != 1 and not written_on:  # (a person's sure entry may be a mistake: no solution is weighed on it)
             # when the inked cells are all the glare hides, the puzzle is theirs alone: it solves one way
             alone = set(unreadable) <= set(inked)
             fit, weighed = _weighed(result.givens, inked, either, timeout, alone), True
@@ -526,12 +526,12 @@ def restore_unreadable(result: BoardResult, unreadable: tuple[int, ...], core: t
     restored = set()
     for i in cells:
         d = int(result.solution[i])
-        # held print is the solution's digit unless a reader sees another digit there (the solution is doubted then)
-        held_as = held[i] and float(np.delete(either[i], d - 1).max()) < RESTORE
+        # sure print is the solution's digit unless a reader sees another digit there (the solution is doubted then)
+        print_back = sure_print[i] and float(np.delete(either[i], d - 1).max()) < RESTORE
         if written_on and written[i, d - 1] >= RESTORE and written[i].sum() > kinds.probs[i, 1:10].sum():
             restored.add(i)  # the person's entry of the solution's digit: read as entries are
         elif support[i, d - 1] >= RESTORE or i in faint or (not written_on and (written[i, d - 1] >= RESTORE
-                                                                                or held_as)):
+                                                                                or print_back)):
             givens[i] = result.solution[i]
             restored.add(i)
             if conf is not None:
@@ -561,8 +561,8 @@ def _weighed(givens: str, inked: list[int], either: np.ndarray, timeout: float, 
     (up to ``WEIGH_AMONG``) are weighed by every inked doubtful cell's odds of its digit, and the likeliest
     stands when it is ``INK_ODDS`` times likelier than every other and is one solution, not several that
     differ elsewhere (a doubtful cell no reader sees ink in could still tell those apart). When the
-    ``inked`` cells are ``alone`` in doubt (no core, no blank-looking doubtful cell), only the digits that
-    make a puzzle of one solution are weighed: a printed puzzle has one.
+    ``inked`` cells are ``alone`` in doubt (every doubted cell is one of them: no core, no blank-looking or
+    faint cell), only the digits that make a puzzle of one solution are weighed: a printed puzzle has one.
     """
     base = list(givens)
     for i in inked:
@@ -599,7 +599,10 @@ def _needed(givens: list[str], cells: list[int], solution: str, timeout: float) 
         full[i] = solution[i]
     if not cells or not all_solutions(parse_line("".join(full)), 1, timeout):
         return None
-    needed = [i for i in cells if not all_solutions(parse_line("".join(full[:i] + ["."] + full[i + 1:])), 1, timeout)]
+    several = [count_solutions(parse_line("".join(full[:i] + ["."] + full[i + 1:])), 2, timeout) for i in cells]
+    if not all(c.complete for c in several):  # out of time: nothing is known to be needed
+        return None
+    needed = [i for i, c in zip(cells, several) if c.count > 1]
     trial = list(givens)
     for i in needed:
         trial[i] = solution[i]
@@ -628,7 +631,7 @@ def unsure_givens(givens: str, printed: Reading, kinds: CellKinds, skip: tuple[i
 
 
 def settle_unsure(result: BoardResult, printed: Reading, kinds: CellKinds, skip: tuple[int, ...] = (),
-                  timeout: float = 1.0) -> tuple[BoardResult, tuple[int, ...]]:
+                  timeout: float = 1.0, loose: tuple[int, ...] = ()) -> tuple[BoardResult, tuple[int, ...]]:
     """A printed page's solved reading with its unsure givens settled by their ink, and the cells it cannot settle.
 
     A wrong given is the worst a printed page can suffer: the solution drawn is then another puzzle's
@@ -641,17 +644,20 @@ def settle_unsure(result: BoardResult, printed: Reading, kinds: CellKinds, skip:
     reading (a digit corrected by its ink); else the unsure cells the contenders disagree on are named
     unreadable and no solution is drawn. A written-on page is left alone (the print model is unsure of
     every handwritten cell), as are cells in ``skip`` (a glare's) and readings the rules left ambiguous.
+    The ``loose`` givens, a glare's cells given back from the solution itself, are neither judged nor
+    counted among the sure ones (they would only confirm the solution they came from); a corrected
+    solution must keep them, or the unsure cells are named.
     """
     if (result.status != Status.SOLVED or not result.solution or not result.givens
             or _sure_of_writing(kinds) or int((kinds.kinds == CANDIDATES).sum()) >= MARKED):
         return result, ()
-    cells = unsure_givens(result.givens, printed, kinds, skip)
+    cells = unsure_givens(result.givens, printed, kinds, skip + loose)
     if not cells:
         return result, ()
     shape = kinds.probs[:, 1:10] + kinds.probs[:, 10:19]
     # the givens the two readers see as two different digits
     torn = [i for i in cells if shape[i].sum() >= OTHER_PRINT and int(shape[i].argmax()) + 1 != int(result.givens[i])]
-    found = all_solutions(parse_line(_without(result.givens, cells)), PICK_AMONG, timeout)
+    found = all_solutions(parse_line(_without(result.givens, cells + list(loose))), PICK_AMONG, timeout)
     # ... of which the rules changed one that both readers read alike, each more likely than not: a solution
     # made to fit misread givens
     overruled = any(0 < printed.digits[i] == int(shape[i].argmax()) + 1 != int(result.givens[i])
@@ -660,7 +666,7 @@ def settle_unsure(result: BoardResult, printed: Reading, kinds: CellKinds, skip:
         # too many solutions to weigh without every unsure given (a streaked picture: a third of the print
         # below UNSURE_PRINT): the merely weak givens stand, and the torn ones alone are weighed
         cells = torn
-        found = all_solutions(parse_line(_without(result.givens, cells)), PICK_AMONG, timeout)
+        found = all_solutions(parse_line(_without(result.givens, cells + list(loose))), PICK_AMONG, timeout)
     if found is None and result.message == SEVERAL and torn:
         # too many to weigh, and the reading's own solution only one of several: a given the readers see as
         # two different digits is not passed off as read (the answer drawn would be a guess built on it)
@@ -686,7 +692,10 @@ def settle_unsure(result: BoardResult, printed: Reading, kinds: CellKinds, skip:
     if all(result.givens[i] == d for i, d in zip(cells, best)):
         return result, ()
     givens = "".join(best[cells.index(i)] if i in cells else c for i, c in enumerate(result.givens))
-    solution = next(s for s in found if all(s[i] == d for i, d in zip(cells, best)))
+    solution = next((s for s in found if all(s[i] == d for i, d in zip(cells, best))
+                     and all(s[j] == givens[j] for j in loose)), None)
+    if solution is None:  # the correction breaks the cells given back from the old solution: nothing is drawn
+        return _torn(result, tuple(cells)), tuple(cells)
     note = tuple(f"{NAMES[i]}: {result.givens[i]}->{d}" for i, d in zip(cells, best) if result.givens[i] != d)
     return replace(result, givens=givens, solution=solution, corrected=result.corrected + note,
                    message="; ".join(filter(None, [result.message, "corrected by the ink: " + ", ".join(note)]))), ()
@@ -1810,12 +1819,13 @@ def read_at(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitRe
         result = kind_givens(result, cell_kinds, skip=set(unreadable) | set(overrides or {}))
         lit = glare_clashes(result, seen.square, cell_kinds, set(overrides or {}))
         again = check_reading(unseen(reading, lit), timeout, overrides=overrides) if lit else None
-        if again is not None and again.status == Status.SOLVED:  # the clashing givens the glare faded are doubted
+        # the clashing givens the glare faded are doubted (the rest as read: no rules' correction is a reading)
+        if again is not None and again.status == Status.SOLVED and not again.corrected:
             if not unreadable:
                 seen_as = (printed, reading)
             printed, reading = unseen(printed, lit), unseen(reading, lit)
             result, unreadable = again, tuple(sorted(set(unreadable) | set(lit)))
-    given_back: tuple[int, ...] = ()  # the glare's cells given back by the solution: weighed already
+    given_back: tuple[int, ...] = ()  # the glare's cells given back from the solution
     if unreadable:
         core = glare_cells(seen.square)[0]
         doubted = unreadable
@@ -1823,8 +1833,8 @@ def read_at(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitRe
                                                 inked_core=faint_print(seen.square, core))
         given_back = tuple(i for i in doubted if i not in unreadable)
     if kinds is not None:
-        result, unsure = settle_unsure(result, printed, cell_kinds, unreadable + given_back + tuple(overrides or {}),
-                                       timeout)
+        result, unsure = settle_unsure(result, printed, cell_kinds, unreadable + tuple(overrides or {}), timeout,
+                                       loose=given_back)
         unreadable = tuple(sorted(set(unreadable) | set(unsure)))
         result = entries_against(result, cell_kinds, printed, set(unreadable) | set(overrides or {}), timeout)
         result = disowned(result, cell_kinds)
