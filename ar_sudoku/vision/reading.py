@@ -363,8 +363,7 @@ def glare_clashes(result: BoardResult, square: np.ndarray, kinds: CellKinds, fix
     the readers' second guesses cannot mend it. These givens are doubted as the halo's others are: left
     out, the rest may solve, and their ink is weighed then. Cells the person set (``fixed``) stay.
     """
-    if (result.status != Status.INVALID or not result.givens or _sure_of_writing(kinds)
-            or int((kinds.kinds == CANDIDATES).sum()) >= MARKED):
+    if result.status != Status.INVALID or not result.givens or _pen_or_pencil(kinds):
         return ()
     cover = glare_cover(square)
     if cover is None:
@@ -405,7 +404,7 @@ def blind_blanks(kinds: CellKinds, square: np.ndarray, givens: str | None,
     looked for here, as in the saturated core: this paper is not flat white, and its grain passes for a
     faint stroke: train image1011, a blank cell "restored" as a given.)
     """
-    if givens is None or _sure_of_writing(kinds) or int((kinds.kinds == CANDIDATES).sum()) >= MARKED:
+    if givens is None or _pen_or_pencil(kinds):
         return unreadable
     blind = [int(i) for i in np.flatnonzero(blind_cover(square)) if is_empty(givens[i]) and kinds.kinds[i] == BLANK]
     return tuple(sorted(set(unreadable) | set(blind)))
@@ -431,7 +430,7 @@ def unreadable_cells(square: np.ndarray, kinds: CellKinds, printed: Reading, sur
     keeps its votes: only the halo cells beside the core, lifted ``LIFTED`` towards white, are doubted.
     """
     # a written-on page (entries, or pencil marks): the print model is unsure of pen and pencil
-    wide = wide and not (_sure_of_writing(kinds) or int((kinds.kinds == CANDIDATES).sum()) >= MARKED)
+    wide = wide and not _pen_or_pencil(kinds)
     core, halo = glare_cells(square)
     if not core and not (wide and halo):
         return ()
@@ -649,7 +648,7 @@ def settle_unsure(result: BoardResult, printed: Reading, kinds: CellKinds, skip:
     solution must keep them, or the unsure cells are named.
     """
     if (result.status != Status.SOLVED or not result.solution or not result.givens
-            or _sure_of_writing(kinds) or int((kinds.kinds == CANDIDATES).sum()) >= MARKED):
+            or _pen_or_pencil(kinds)):
         return result, ()
     cells = unsure_givens(result.givens, printed, kinds, skip + loose)
     if not cells:
@@ -732,6 +731,12 @@ def _sure_of_writing(kinds: CellKinds, sure: float = 0.9, enough: int = 3) -> bo
     """Enough cells confidently read as handwritten entries to trust that the page was written on."""
     p_entry = kinds.probs[:, 10:19].sum(axis=1)
     return int(((kinds.kinds == ENTRY) & (p_entry >= sure)).sum()) >= enough
+
+
+def _pen_or_pencil(kinds: CellKinds) -> bool:
+    """A page written on surely in pen (``_sure_of_writing``) or marked in pencil (``MARKED`` cells of
+    candidates): not a page of print alone, whose every mark the glare rules may take for faded print."""
+    return _sure_of_writing(kinds) or int((kinds.kinds == CANDIDATES).sum()) >= MARKED
 
 
 SURE_WRITTEN = 0.8  # a cell less sure than this of holding a written digit is never called a mistake
