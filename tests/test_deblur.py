@@ -167,7 +167,7 @@ def test_a_deblurred_grid_is_a_poor_picture_whose_disagreements_are_doubts_not_m
     misread given is now set right by the entries, ``reading.entries_against``: nothing disagrees.)"""
     from ar_sudoku.vision.grid import find_grid, to_gray
     from ar_sudoku.vision.kinds import CELL, MARGIN, KindReader, warp_views_grid
-    from ar_sudoku.vision.reading import EntryOpinion
+    from ar_sudoku.vision.writing import EntryOpinion
 
     robust, item, shaken = _shaken("image209", "mixed")
     obj = robust.read_json(shaken)

@@ -15,8 +15,9 @@ from ar_sudoku.cli import main
 from ar_sudoku.cli.records import board_json, written_json
 from ar_sudoku.sudoku.rules import Reading
 from ar_sudoku.sudoku.written import NAMES, Written
+from ar_sudoku.vision.doubts import unseen
 from ar_sudoku.vision.kinds import CellKinds, KindReader, decide
-from ar_sudoku.vision.reading import unseen, written_part
+from ar_sudoku.vision.writing import written_part
 
 WRONG = 2  # r1c3: the solution has 4
 
@@ -89,7 +90,7 @@ def test_a_misreading_that_repeats_a_printed_digit_needs_both_readers_surer_toge
     """Each reader gives the solution's 4 about 3% of the written 7's odds: sure enough alone (``AGAINST``) to call
     the 7 wrong, but not together (``AGAINST_PRINTED``) when a 7 is printed in the cell's row, as in EASY's first
     row: a person seldom repeats a digit printed in plain view, and a 4 open at the top reads as 7."""
-    from ar_sudoku.vision.reading import AGAINST, AGAINST_PRINTED, _printed_near, _sure_mistake
+    from ar_sudoku.vision.writing import AGAINST, AGAINST_PRINTED, _printed_near, _sure_mistake
 
     kinds, _ = _kinds(entry_p=0.95, digit_p=0.6)
     other = _entry_model(0.9, 0.02)
@@ -223,7 +224,7 @@ def test_a_blurred_or_noisy_picture_is_too_poor_to_call_a_digit_wrong():
     """Readers can be sure and still misread a blurred or noisy cell: such a picture gets doubts only."""
     from ar_sudoku.vision.grid import to_gray
     from ar_sudoku.vision.kinds import warp_views_grid
-    from ar_sudoku.vision.reading import EntryOpinion
+    from ar_sudoku.vision.writing import EntryOpinion
 
     frame = (rendered_frame(EASY, QUAD, size=(1280, 800), seed=2) * 0.8).astype(np.uint8)
     noise = np.random.default_rng(0).normal(0, 14, frame.shape)
@@ -269,7 +270,7 @@ def test_a_doubtful_cell_comes_back_only_as_the_digit_its_ink_and_the_solution_a
     """r6c5 (a 2 the puzzle needs) faded in a glare's halo: the readers' 7 over the rest's several solutions
     picks none, and the cell stays unreadable; their 2 picks the one solution, and the given comes back."""
     from ar_sudoku.sudoku.rules import check_reading
-    from ar_sudoku.vision.reading import restore_unreadable
+    from ar_sudoku.vision.doubts import restore_unreadable
 
     cell = 5 * 9 + 4
     kinds, printed = _sure(EASY)
@@ -299,7 +300,7 @@ def test_print_the_kind_model_is_sure_of_is_the_solutions_given_unless_a_reader_
     name: on a page of print alone it is the solution's given. When a reader sees another digit there (0.5), the
     solution is doubted in that cell too (the rules may have corrected the reading into it): it stays unreadable."""
     from ar_sudoku.sudoku.rules import check_reading
-    from ar_sudoku.vision.reading import restore_unreadable
+    from ar_sudoku.vision.doubts import restore_unreadable
 
     cell = _one_way_without()
     kinds, printed = _sure(EASY)
@@ -323,7 +324,7 @@ def test_a_washed_out_cells_strokes_are_a_given_unless_they_look_like_a_pencils_
     but not when the cell-kind model takes those strokes for a pencil's candidates (a pen-and-pencil page under
     glare, its pencil marks read as faded print)."""
     from ar_sudoku.sudoku.rules import check_reading
-    from ar_sudoku.vision.reading import restore_unreadable
+    from ar_sudoku.vision.doubts import restore_unreadable
 
     cell = _one_way_without()
     kinds, printed = _sure(EASY)

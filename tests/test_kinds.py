@@ -195,7 +195,7 @@ def test_pencilled_candidates_are_read_digit_by_digit(reader, tmp_path, capsys) 
 def test_real_pencil_marks_are_read(kreader: KindReader) -> None:
     """A held-out 12 MP photo (02_22, never trained on): its first eight cells of pencil marks, read by eye as
     12, 89, 89, 12, 27, 27, 79, 79 (two digits each, some touching)."""
-    from ar_sudoku.vision.reading import EntryOpinion
+    from ar_sudoku.vision.writing import EntryOpinion
 
     name = "02_22_honor_view_10_0"
     img, corners = _hw_photo(name)

@@ -1,7 +1,7 @@
 """Printed pages in a real room's light: training photos degraded by the benchmark's own conditions
 (``scripts/eval_robust.py``) and read exactly as ``ar-sudoku image --json`` reads them. A wrong given is the
 worst a printed page can suffer (the solution drawn is another puzzle's): an unsure one is settled by its ink
-against the sure givens' solutions, or named unreadable (``reading.settle_unsure``)."""
+against the sure givens' solutions, or named unreadable (``doubts.settle_unsure``)."""
 
 from __future__ import annotations
 

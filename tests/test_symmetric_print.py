@@ -1,5 +1,5 @@
 """A newspaper's givens stand symmetric under a half turn: a reading one pair of cells off that pattern has
-misread one of the two as print or as handwriting (``reading.symmetric_print``)."""
+misread one of the two as print or as handwriting (``writing.symmetric_print``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from conftest import EASY_SOLUTION, PHOTOS, need
 
 from ar_sudoku.vision.kinds import ENTRY, GIVEN, CellKinds, decide
-from ar_sudoku.vision.reading import PALE_PEN_MASS, SURE_WRITTEN, symmetric_print
+from ar_sudoku.vision.writing import PALE_PEN_MASS, SURE_WRITTEN, symmetric_print
 
 # EASY's givens are not symmetric: a pattern that is, with as many givens as a newspaper prints
 SYMMETRIC = [i for i in range(41) if (i * 7) % 3 == 0 and i % 9 != 4]

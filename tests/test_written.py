@@ -263,12 +263,12 @@ def test_an_unsure_entry_as_small_as_the_pages_pencil_marks_is_candidates(monkey
     entry stays an entry."""
     from dataclasses import replace
 
-    from ar_sudoku.vision import reading
+    from ar_sudoku.vision import reading, writing
     from ar_sudoku.vision.digits import DigitReader
 
     folder = need(SHARED / "handwritten-photos")
     seen: dict = {}
-    real = reading.written_part
+    real = writing.written_part
 
     def spy(givens, kinds, printed, solution=None, second=None, unreadable=()):
         seen.update(givens=givens, kinds=kinds, printed=printed, solution=solution, second=second)
@@ -288,7 +288,7 @@ def test_an_unsure_entry_as_small_as_the_pages_pencil_marks_is_candidates(monkey
         printed[i] = 0.0
         printed[i, 0], printed[i, int(solution[i])] = 0.3, 0.7
     unsure = replace(kinds, probs=probs, kinds=k, digits=d)
-    second = reading.EntryOpinion(seen["second"].kinds, seen["second"].image, seen["second"].corners)
+    second = writing.EntryOpinion(seen["second"].kinds, seen["second"].image, seen["second"].corners)
     w = real(seen["givens"], unsure, replace(seen["printed"], probs=printed), solution, second)
     assert w.cells[73] == "c" and w.entries[73] == "."
     assert w.cells[pen] == "e" and w.entries[pen] == solution[pen]

@@ -86,9 +86,9 @@ def test_print_photographed_off_a_phone_screen_keeps_its_size_and_stays_print(ro
 def test_a_red_pen_entry_too_pale_in_grey_under_a_warm_lamp_is_read_by_its_colour(robust):
     """image77 (red pen) under the benchmark's warm cast: in grey the red 7 at r7c2 and 2 at r9c1 were as pale
     as paper and read as blanks, though their colour is the page's entries' ink. A blank-looking cell in the
-    entries' ink holding a digit the entry model reads surely is now an entry (``reading.pale_pen_entries``),
+    entries' ink holding a digit the entry model reads surely is now an entry (``writing.pale_pen_entries``),
     never one called a mistake."""
-    from ar_sudoku.vision.reading import PALE_PEN_MASS, SURE_WRITTEN
+    from ar_sudoku.vision.writing import PALE_PEN_MASS, SURE_WRITTEN
 
     item, obj, _, _ = _read(robust, "image77", "warm")
     for i in (6 * 9 + 1, 8 * 9):
@@ -129,7 +129,7 @@ def test_a_glare_spot_is_not_taken_for_the_lit_side_of_a_shadow(robust, monkeypa
 @pytest.mark.data
 def test_live_the_pale_red_pen_under_a_warm_lamp_is_read_as_entries_too(robust):
     """The same photo held before a camera: the live session's reading takes the same second opinion on pale
-    pen (``reading.read_kinds``, shared with the photo reader), so r7c2 and r9c1 are entries, not blanks that
+    pen (``writing.read_kinds``, shared with the photo reader), so r7c2 and r9c1 are entries, not blanks that
     the answer would be drawn over, and nothing is called a mistake."""
     from ar_sudoku.ar.session import ARSession, SessionConfig
     from ar_sudoku.io.images import decode_image
@@ -153,14 +153,14 @@ def test_a_neat_entry_in_a_small_picture_stands_off_the_prints_places_and_is_rea
     """image1048 halved (a 640x480 webcam further away): the black-ink 2 at r6c9 looked like print to the kind
     model (given 0.77) and the page has one ink, so nothing told it from the givens. Its box stands 5 px off
     the plane the page's sure givens' boxes lie on (theirs within 3.5), and the model gave it entry odds:
-    it is the person's entry (``reading.misplaced_print_is_written``); no given moves."""
-    from ar_sudoku.vision import reading
+    it is the person's entry (``writing.misplaced_print_is_written``); no given moves."""
+    from ar_sudoku.vision import writing
 
     item, obj, _, _ = _read(robust, "image1048", "half")
     assert obj["cells"][5 * 9 + 8] == "e" and obj["entries"][5 * 9 + 8] == "2"
     assert _split_exactly(item, obj)
     # without the measure, the same photo has the entry as a given
-    monkeypatch.setattr(reading, "misplaced_print_is_written", lambda kinds, second: kinds)
+    monkeypatch.setattr(writing, "misplaced_print_is_written", lambda kinds, second: kinds)
     _, before, _, _ = _read(robust, "image1048", "half")
     assert before["cells"][5 * 9 + 8] == "g"
 
@@ -172,7 +172,7 @@ def test_an_entry_the_kind_model_misreads_and_the_digit_cutter_misses_is_kept_wh
     """image11 at 320 px (r2c5, a 2 the kind model read as 7) and image23 shaken (r7c6 and r9c5, a 4 and a 6
     read as 2): the kind model saw handwriting but not which digit, the digit model's cutter saw nothing, and
     the entries were dropped as smudges. On a written-on page the entry model's reading now counts too: the
-    two readers leaving the solution's digit a fair chance (``reading.DOUBT``) keep the entry."""
+    two readers leaving the solution's digit a fair chance (``writing.DOUBT``) keep the entry."""
     item, obj, _, _ = _read(robust, name, condition)
     assert all(obj["entries"][i] == item.entries[i] != "." for i in cells)
     assert _split_exactly(item, obj)
@@ -183,7 +183,7 @@ def test_a_five_whose_bar_stands_apart_is_kept_when_both_readers_name_the_soluti
     """image80 in the benchmark's dim room: the 5 at r9c4 lost its detached bar to the blob search and measured
     0.64 of the page's entries, short of ``SEEN_ENTRY``, so the entry was dropped as a smudge. When the kind
     model and the entry model both read the solution's digit, ``AGREED_ENTRY`` of the page's height is enough."""
-    from ar_sudoku.vision.reading import AGREED_ENTRY, SEEN_ENTRY
+    from ar_sudoku.vision.writing import AGREED_ENTRY, SEEN_ENTRY
 
     item, obj, _, _ = _read(robust, "image80", "dim")
     assert obj["entries"][75] == item.entries[75] == "5"
@@ -322,13 +322,13 @@ def test_a_barely_started_page_whose_print_a_shaken_hand_made_look_written_is_se
     as an entry), and its solution agrees with every digit on the page.
 
     r3c4's print, cut short by the streak, was voted handwriting by its height although the kind model gave it
-    under 0.05 odds of it; it now stays print (``reading.SMALL_ODD_ENTRY``) and the page is read exactly. The
+    under 0.05 odds of it; it now stays print (``writing.SMALL_ODD_ENTRY``) and the page is read exactly. The
     old vote is put back to keep the settling tried."""
     from conftest import SHARED
 
     need(SHARED / "handwritten-photos")
     from ar_sudoku.io.images import decode_image
-    from ar_sudoku.vision import reading
+    from ar_sudoku.vision import writing
 
     item = next(it for it in robust.items("train") if it.name == "03_03_honor_view_10_0" and it.group == "hand")
     data = item.path.read_bytes()
@@ -336,7 +336,7 @@ def test_a_barely_started_page_whose_print_a_shaken_hand_made_look_written_is_se
     shaken = robust.degrade(data, photo.image, item.name, "motion", np.float32(item.box) / photo.scale)
     obj = robust.read_json(shaken)
     assert obj["status"] == "solved" and robust.score(item, obj)["exact"]
-    monkeypatch.setattr(reading, "SMALL_ODD_ENTRY", 0.0)
+    monkeypatch.setattr(writing, "SMALL_ODD_ENTRY", 0.0)
     obj = robust.read_json(shaken)
     assert obj["status"] == "solved" and "your entries in r3c4 settle it" in obj["message"]
     assert item.givens[2 * 9 + 3] != "."  # r3c4 is print
@@ -370,7 +370,7 @@ def test_a_shaken_entry_standing_off_the_prints_place_is_read_as_written(robust,
 def test_a_shaken_entry_broken_into_pieces_is_an_entry_not_pencil(robust):
     """image1014 under the benchmark's motion blur: four small red entries (r1c5, r3c3, r7c1, r7c2) came apart
     into two or three blobs and were read as pencilled candidates. The entry model reads each cell whole as the
-    solution's digit, surely, and the digit is as tall as the page's entries (``reading.BROKEN_ENTRY``)."""
+    solution's digit, surely, and the digit is as tall as the page's entries (``writing.BROKEN_ENTRY``)."""
     item, obj, _, _ = _read(robust, "image1014", "motion")
     assert [obj["cells"][i] for i in (4, 20, 54, 55)] == ["e"] * 4
     assert _split_exactly(item, obj)
@@ -381,7 +381,7 @@ def test_a_shaken_thin_one_the_pages_only_pencil_mark_is_an_entry(robust):
     """image1067 under the benchmark's motion blur: the person's 1 at r4c2, a thin stroke smeared, was the page's
     only "pencil mark" (candidates 0.64, pen 0.34), and the entry model, unsure (0.62), did not rescue it. The
     page's only mark, as tall as its entries, with fair pen odds and the solution's digit in the readers' view,
-    is an entry (``reading.ALONE_ENTRY``)."""
+    is an entry (``writing.ALONE_ENTRY``)."""
     item, obj, _, _ = _read(robust, "image1067", "motion")
     assert obj["cells"][3 * 9 + 1] == "e" and obj["entries"][3 * 9 + 1] == "1"
     assert _split_exactly(item, obj)
@@ -392,7 +392,7 @@ def test_a_shaken_thin_one_the_pages_only_pencil_mark_is_an_entry(robust):
 def test_print_that_measures_short_but_that_the_model_is_sure_of_stays_print(robust, name, condition):
     """image180 off a phone screen (seven givens: the moire cut their boxes short) and image30 in a dim room:
     givens under 0.8 of the print's height were taken for handwriting, though the kind model gave them under
-    0.05 odds of it. Height alone no longer turns such a given (``reading.SMALL_ODD_ENTRY``)."""
+    0.05 odds of it. Height alone no longer turns such a given (``writing.SMALL_ODD_ENTRY``)."""
     item, obj, _, _ = _read(robust, name, condition)
     assert _split_exactly(item, obj)
 
@@ -401,7 +401,7 @@ def test_print_that_measures_short_but_that_the_model_is_sure_of_stays_print(rob
 def test_a_small_entry_in_the_pens_ink_read_as_pencil_marks_is_an_entry(robust):
     """image71 photographed off a phone screen: the person's 4 at r1c1, written small, was read as pencil marks
     (candidates 0.82). Its ink is the entries' pen, not grey pencil, and the readers leave the solution's 4 a
-    fair chance: it is an entry (``reading.PEN_MARKS``)."""
+    fair chance: it is an entry (``writing.PEN_MARKS``)."""
     item, obj, _, _ = _read(robust, "image71", "screen")
     assert obj["cells"][0] == "e" and obj["entries"][0] == "4"
     assert not obj["mistakes"]

@@ -65,20 +65,12 @@ from ar_sudoku.sudoku.rules import BoardResult, Reading
 from ar_sudoku.sudoku.vocabulary import Status
 from ar_sudoku.sudoku.written import Written
 from ar_sudoku.vision.digits import DigitReader
+from ar_sudoku.vision.doubts import unreadable_cells, unseen
 from ar_sudoku.vision.grid import BENT, working_gray
 from ar_sudoku.vision.kinds import CellKinds, KindReader, grid_views
 from ar_sudoku.vision.lattice import bend_of
-from ar_sudoku.vision.reading import (
-    EntryOpinion,
-    fuse,
-    process_image,
-    read_grid,
-    read_kinds,
-    read_oriented,
-    unreadable_cells,
-    unseen,
-    written_part,
-)
+from ar_sudoku.vision.reading import fuse, process_image, read_grid, read_oriented
+from ar_sudoku.vision.writing import EntryOpinion, read_kinds, written_part
 from ar_sudoku.vision.yuv import I420, as_bgr
 
 __all__ = ["ARSession", "FrameResult", "Located", "SessionConfig", "State"]
@@ -260,7 +252,7 @@ class ARSession:
 
     def _voted(self) -> Reading:
         """The mean reading of the votes, each cell over the frames that saw it (a glare hides a cell on some
-        frames, ``reading.unreadable_cells``; as the page or the light moves, other frames read it)."""
+        frames, ``doubts.unreadable_cells``; as the page or the light moves, other frames read it)."""
         if not self.board.votes:
             probs = np.zeros((81, 10))
         else:

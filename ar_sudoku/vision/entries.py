@@ -177,7 +177,7 @@ def ink_height(region: np.ndarray) -> int:
     """The height in px (at CELL scale) of the digit found in a cell's region; 0 when there is none.
 
     Written size varies from writer to writer, so it says little alone; against the same page's
-    sure entries it tells a small pencilled mark from an entry (``reading.EntryOpinion.heights``).
+    sure entries it tells a small pencilled mark from an entry (``writing.EntryOpinion.heights``).
     """
     box = ink_box(region)
     return 0 if box is None else box[1] - box[0]
@@ -186,7 +186,7 @@ def ink_height(region: np.ndarray) -> int:
 def ink_box(region: np.ndarray) -> tuple[int, int, int, int] | None:
     """The digit's bounding box in a cell's region (px at CELL scale): top, bottom, left, right (exclusive
     ends); None when no digit is found. Print sits where its font puts it, the same in every cell; a
-    hand does not (``reading.misplaced_print_is_written``)."""
+    hand does not (``writing.misplaced_print_is_written``)."""
     mask = _digit(region)[1]
     if mask is None:
         return None
@@ -210,7 +210,7 @@ def candidate_pieces(region: np.ndarray) -> list[tuple[np.ndarray, list[np.ndarr
     Candidates are small digits side by side or in a little grid: the cell's strokes (grid lines and
     the neighbours' overflow left out) fall into blobs; pieces that share most of their columns and
     lie close above one another are one digit (a 5's bar). Specks are dropped. Whether a wide blob is
-    one digit or two is the reader's call (:meth:`ar_sudoku.vision.reading.EntryOpinion.candidates`).
+    one digit or two is the reader's call (:meth:`ar_sudoku.vision.writing.EntryOpinion.candidates`).
     """
     ink = _stroke_map(region.astype(np.float32))
     strokes = (ink > THRESH).astype(np.uint8)

@@ -607,3 +607,26 @@ def read_kinds(image: np.ndarray, corners: np.ndarray, reader: KindReader,
                lattice: np.ndarray | None = None) -> CellKinds:
     """Cells of one grid in one call: views (and inks, from a colour picture), then the model."""
     return reader.read(*cell_inputs(image, corners, lattice))
+
+
+# --------------------------------------------------------------------------- what the kinds say of the page
+
+MISSED_PRINT = 0.9  # a cell the kind model is this sure holds print, blank to the digit model: the print was missed
+MARKED = 3  # cells of pencil marks that make a page written on (a glare's faded print is read as a pen's, not these)
+
+
+def written_on(kinds: CellKinds) -> bool:
+    """Some cell holds a person's entry or pencil marks (``reading.fuse`` then joins the models on every cell)."""
+    return bool(((kinds.kinds == ENTRY) | (kinds.kinds == CANDIDATES)).any())
+
+
+def sure_of_writing(kinds: CellKinds, sure: float = 0.9, enough: int = 3) -> bool:
+    """Enough cells confidently read as handwritten entries to trust that the page was written on."""
+    p_entry = kinds.probs[:, 10:19].sum(axis=1)
+    return int(((kinds.kinds == ENTRY) & (p_entry >= sure)).sum()) >= enough
+
+
+def pen_or_pencil(kinds: CellKinds) -> bool:
+    """A page written on surely in pen (``sure_of_writing``) or marked in pencil (``MARKED`` cells of
+    candidates): not a page of print alone, whose every mark the glare rules may take for faded print."""
+    return sure_of_writing(kinds) or int((kinds.kinds == CANDIDATES).sum()) >= MARKED

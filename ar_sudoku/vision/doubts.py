@@ -1,0 +1,468 @@
+"""Cells a reader cannot see (a glare's washed-out core and halo) or is unsure of (a faded or misread given).
+
+A cell the reader cannot see is never guessed into a blank or a digit: it is named ``unreadable`` unless the
+solution of the cells that can be read, or their ink weighed among that solution's few rivals, gives it back.
+Pure functions over the reading, the cell-kind model's view and the warped grid (arrays in, arrays out).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import replace
+
+import cv2
+import numpy as np
+
+from ar_sudoku.sudoku.rules import SEVERAL, BoardResult, Reading
+from ar_sudoku.sudoku.solver import all_solutions, count_solutions, parse_line, validate
+from ar_sudoku.sudoku.vocabulary import Status, is_empty
+from ar_sudoku.sudoku.written import NAMES
+from ar_sudoku.vision.cells import glare_gain
+from ar_sudoku.vision.kinds import (
+    BLANK,
+    GIVEN,
+    MISSED_PRINT,
+    CellKinds,
+    pen_or_pencil,
+    percentiles,
+    sure_of_writing,
+)
+from ar_sudoku.vision.kinds import CELL as VIEW_CELL
+from ar_sudoku.vision.kinds import MARGIN as VIEW_MARGIN
+
+SATURATED = 250  # grey level of a washed-out pixel (glare)
+WASHED = 0.4  # share of a cell's middle this bright: nothing can be seen there, it is unreadable
+LIFTED = 0.5  # paper lifted this far from the page's paper towards white somewhere: the picture has a glare
+# a cell whose paper a glare lifts this far towards white has lost that share of its ink's contrast: its faded
+# print looks like a pen's or a pencil's line, an 8 like a 3 (its halo)
+HALO = 0.2
+# ... and this far, a tenth of it: a cell both readers see as blank may hold a given washed out past seeing
+BLIND = 0.9
+LIT = 0.1  # ... and this far, a tenth: the glare's light reaches it (a given that breaks the rules there is doubted)
+BRIGHT_PAPER = 238  # pages whose paper is this bright already: glare cannot be told from paper
+
+
+def _middles(square: np.ndarray) -> np.ndarray:
+    """Each cell's middle (a fifth of the cell in from each side), every other pixel of every other row:
+    (81, pixels). Its levels (a glare's lift, its washed-out share) are a cell's whole: a quarter of its
+    pixels tell them as well at a quarter of the sorting."""
+    inner = square[VIEW_MARGIN: VIEW_MARGIN + 9 * VIEW_CELL, VIEW_MARGIN: VIEW_MARGIN + 9 * VIEW_CELL]
+    q = VIEW_CELL // 5
+    middle = inner.reshape(9, VIEW_CELL, 9, VIEW_CELL)[:, q: VIEW_CELL - q, :, q: VIEW_CELL - q: 2]
+    return middle.transpose(0, 2, 1, 3).reshape(81, -1)
+
+
+def glare_cover(square: np.ndarray) -> np.ndarray | None:
+    """Per cell, the share of white a glare adds to it (0 = none, 1 = saturated), or None without a glare.
+
+    ``square``: the grid in grey at VIEW_CELL px a cell with VIEW_MARGIN px around it (``GridViews.square``).
+    A glare adds white light: pixel = (1 - a) * page + a * 255, so a cell's paper (the 75th percentile
+    of its middle) lifted above the page's typical paper gives a. Measured, not assumed: a spot's halo
+    is as wide as its light falls off. Pages whose paper is nearly white already, or that are unevenly
+    lit (a shadow, ``glare_gain``), and pictures with no cell lifted by ``LIFTED`` have no glare.
+    """
+    middle = _middles(square)
+    washed = (middle >= SATURATED).mean(axis=1)
+    paper_of = percentiles(middle, [75], axis=-1)[0]
+    page = float(np.median(paper_of))
+    if page >= BRIGHT_PAPER:
+        return None
+    cover = np.clip((paper_of - page) / (255.0 - page), 0.0, 1.0)
+    if not (washed >= WASHED).any() and (cover.max() < LIFTED or glare_gain(paper_of, paper_of.reshape(9, 9)) is None):
+        return None
+    return np.where(washed >= WASHED, np.maximum(cover, washed), cover).astype(np.float32)
+
+
+def glare_cells(square: np.ndarray) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Cells under a glare: (washed out, in its halo).
+
+    ``square``: as :func:`glare_cover`. A glare spot on a glossy page leaves no ink to see in its
+    core: such a cell is neither blank nor a digit (a saturated middle with no ink darker than the
+    page's paper). Around the core the ink is faded towards white by as much as the glare covers the
+    cell (``glare_cover``): a halo cell (covered by ``HALO`` or more) is read only when it is surely print.
+    """
+    cover = glare_cover(square)
+    if cover is None:
+        return (), ()
+    middle = _middles(square)
+    washed = (middle >= SATURATED).mean(axis=1)
+    paper_of, darkest = percentiles(middle, [75, 1], axis=-1)
+    core = (washed >= WASHED) & (darkest >= float(np.median(paper_of)))  # no ink darker than the page's paper
+    halo = ~core & (cover >= HALO)
+    return tuple(int(i) for i in np.flatnonzero(core)), tuple(int(i) for i in np.flatnonzero(halo))
+
+
+FAINT_INK = 8  # grey levels of stroke a washed-out cell's middle shows (its dark lines' black-hat): faded print
+FAINT_STROKE = 9  # px at VIEW_CELL: wider than a digit's stroke, narrower than its loops
+
+
+def glare_clashes(result: BoardResult, square: np.ndarray, kinds: CellKinds, fixed: Collection[int]) -> tuple[int, ...]:
+    """The clashing givens of a reading that breaks the rules which a glare's light reaches (``LIT``), on a page
+    of print alone.
+
+    A glare's halo can fade a given into another digit, or a blank cell's grain into a 1, that both
+    readers read alike and surely (train image200 under a 0.95 glare): the reading breaks the rules, and
+    the readers' second guesses cannot mend it. These givens are doubted as the halo's others are: left
+    out, the rest may solve, and their ink is weighed then. Cells the person set (``fixed``) stay.
+    """
+    if result.status != Status.INVALID or not result.givens or pen_or_pencil(kinds):
+        return ()
+    cover = glare_cover(square)
+    if cover is None:
+        return ()
+    clash = {c for x in validate(parse_line(result.givens)) for c in (x.a, x.b)}
+    return tuple(sorted(i for i in clash if cover[i] >= LIT and i not in fixed))
+
+
+def faint_print(square: np.ndarray, cells: tuple[int, ...]) -> tuple[int, ...]:
+    """The ``cells`` (a glare's washed-out core) that still show a digit's strokes, however faint.
+
+    Saturated paper is flat, so any thin dark line in it is ink: the lines darker than their
+    surroundings (a morphological black-hat, ``FAINT_STROKE`` px) by ``FAINT_INK`` grey levels. A
+    gradient of the glare's light is no line and does not count (unlike a cell's plain contrast).
+    """
+    if not cells:
+        return ()
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (FAINT_STROKE, FAINT_STROKE))
+    lines = _middles(cv2.morphologyEx(square, cv2.MORPH_BLACKHAT, kernel))[list(cells)]
+    strokes = percentiles(lines, [99], axis=-1)[0]
+    return tuple(i for i, s in zip(cells, strokes) if s >= FAINT_INK)
+
+
+def blind_cover(square: np.ndarray) -> np.ndarray:
+    """(81,) bool: the cells a glare covers ``BLIND`` or more (none without a glare)."""
+    cover = glare_cover(square)
+    return np.zeros(81, bool) if cover is None else cover >= BLIND
+
+
+def blind_blanks(kinds: CellKinds, square: np.ndarray, givens: str | None,
+                 unreadable: tuple[int, ...]) -> tuple[int, ...]:
+    """``unreadable`` with, on a page of print alone, its cells read blank where a glare lifts the paper
+    ``BLIND`` or more.
+
+    Blank is a guess under such light: a given washed out past seeing looks blank to both readers
+    (train image40's 3 under a strong glare, reported missing and unnamed). Asked last, so the
+    reading and its solving are as before; only what is said of those cells changes. (Strokes are not
+    looked for here, as in the saturated core: this paper is not flat white, and its grain passes for a
+    faint stroke: train image1011, a blank cell "restored" as a given.)
+    """
+    if givens is None or pen_or_pencil(kinds):
+        return unreadable
+    blind = [int(i) for i in np.flatnonzero(blind_cover(square)) if is_empty(givens[i]) and kinds.kinds[i] == BLANK]
+    return tuple(sorted(set(unreadable) | set(blind)))
+
+
+def ink_contrast(square: np.ndarray) -> np.ndarray:
+    """Per cell, how far its darkest pixels (the 1st percentile of its middle) fall below its own paper, as a
+    share of the paper: a share, so that a shadow or a dim room, which scale ink and paper alike, keep it."""
+    paper_of, darkest = percentiles(_middles(square), [75, 1], axis=-1)
+    return (paper_of - darkest) / np.maximum(paper_of, 1.0)
+
+
+def unreadable_cells(square: np.ndarray, kinds: CellKinds, printed: Reading, sure: float = 0.9,
+                     wide: bool = False) -> tuple[int, ...]:
+    """The cells a glare hides: its core, and the halo cells that are not surely print read alike by both models.
+
+    ``wide`` (a photo of print alone; a written-on page is read as live): the whole halo by the glare's
+    measured cover, less the cells both models see surely blank, and, anywhere on a glared page, a given
+    the two models do not read alike, because
+    the cells a glare hides are the rules' checks: a misread digit that the rules would correct on a
+    clear page stands on a glared one. The photo gets its doubtful cells back once the readable ones
+    solve one way only (``restore_unreadable``). Live, the frames vote instead and a frame's reading
+    keeps its votes: only the halo cells beside the core, lifted ``LIFTED`` towards white, are doubted.
+    """
+    # a written-on page (entries, or pencil marks): the print model is unsure of pen and pencil
+    wide = wide and not pen_or_pencil(kinds)
+    core, halo = glare_cells(square)
+    if not core and not (wide and halo):
+        return ()
+    p_given = kinds.probs[:, 1:10].sum(axis=1)
+    print_alike = (kinds.kinds == GIVEN) & (p_given >= sure) & (printed.digits == kinds.digits)
+    doubtful = np.zeros(81, bool)
+    doubtful[list(halo)] = True
+    if wide:
+        agreed = print_alike & (printed.confidence >= sure)
+        blank = (kinds.kinds == BLANK) & (kinds.probs[:, 0] >= sure) & (printed.digits == 0) & (
+            printed.confidence >= sure)
+        doubtful = (doubtful & ~agreed & ~blank) | ((kinds.kinds == GIVEN) & ~agreed)
+    else:
+        cover = glare_cover(square)  # there is a core: its washed-out cells are the glare
+        assert cover is not None
+        near = cv2.dilate(np.isin(np.arange(81), core).reshape(9, 9).astype(np.uint8), np.ones((3, 3), np.uint8))
+        doubtful &= (near.reshape(81) > 0) & (cover >= LIFTED) & ~print_alike
+    doubtful[list(core)] = True
+    return tuple(int(i) for i in np.flatnonzero(doubtful))
+
+
+RESTORE = 0.3  # a doubtful cell is the solution's given when a reader gives the solution's digit this much
+INKED = 0.5  # ... and it holds a digit (its solution's digit must be one its readers see) below these odds of blank
+PENCIL = 0.5  # a washed-out cell's strokes the cell-kind model takes for candidates at these odds: a pencil's, no given
+PICK_AMONG = 64  # the most solutions of the readable cells that the doubtful cells' ink is asked to choose between
+
+
+def restore_unreadable(result: BoardResult, unreadable: tuple[int, ...], core: tuple[int, ...], kinds: CellKinds,
+                       printed: Reading, fused: Reading, timeout: float = 1.0,
+                       inked_core: tuple[int, ...] = ()) -> tuple[BoardResult, tuple[int, ...]]:
+    """The doubtful cells of a glared photo given back once the puzzle's solution is known.
+
+    The cells read surely (the doubtful ones left out) are solved. When they leave several solutions,
+    the doubtful cells' ink chooses (their likeliest digits, printed or written, with the sure cells
+    solve one way only, or one of the sure cells' few solutions alone fits them): a doubtful cell that
+    holds a digit (a reader, ``printed``, ``fused`` as read before the doubt or ``kinds``, gives blank
+    under ``INKED``) allows only the digits a reader gives ``RESTORE`` of its odds. Failing that, the
+    solutions are weighed by that ink (:func:`_weighed`). Then a doubtful
+    cell the kind model reads as the person's entry of the solution's digit is read as entries are
+    (``written_part``) on a page written on, one whose ink a reader takes for the solution's digit is that given
+    (on a page of print alone, so is one the kind model is ``MISSED_PRINT`` sure is not blank: that ink is
+    print, however its faded digit looks), one both readers see as blank is blank (unless the ink weighed
+    the solution: a given may hide there), and of the inked cells left, when they were all in doubt, those
+    the puzzle needs to solve one way are givens (:func:`_needed`);
+    the rest, with the glare's ``core`` (nothing is seen there), stay unreadable: a digit is never
+    put where the page shows none, and a faded 8 never becomes a 3. On a page of print alone, a core
+    cell that still shows strokes (``inked_core``, :func:`faint_print`) is the solution's given: its
+    digit is too faint to read, but a given there can only be the solution's.
+    """
+    if result.status != Status.SOLVED or not result.solution or not result.givens:
+        return result, unreadable
+    pen_page = sure_of_writing(kinds)  # else a lone "entry" in a glare's halo is its faded print
+    # (a pencil's candidates show strokes too: they are no given)
+    faint = () if pen_page else tuple(i for i in inked_core if kinds.probs[i, 19] < PENCIL)
+    cells = [i for i in unreadable if (i not in core or i in faint) and result.givens[i] == "."]
+    support = np.maximum(np.maximum(printed.probs[:, 1:10], fused.probs[:, 1:10]), kinds.probs[:, 1:10])
+    written = kinds.probs[:, 10:19]  # a handwritten entry's digit: it stays the person's, read as entries are
+    either = np.maximum(support, written)
+    # surely inked, and taken for print: on a page of print alone it is, whatever its faded digit looks like
+    sure_print = (kinds.probs[:, 0] < 1.0 - MISSED_PRINT) & (kinds.kinds == GIVEN)
+    # weighed: the solution was picked by the doubtful cells' ink (then a cell read blank may still hide a
+    # given); needs: the inked cells, when they alone were in doubt (the puzzle is theirs: those it needs are givens)
+    unsolved, weighed, needs = result, False, []
+    if result.message == SEVERAL:
+        inked = [i for i in cells
+                 if i not in faint and min(printed.probs[i, 0], fused.probs[i, 0], kinds.probs[i, 0]) < INKED]
+        if not inked:
+            return result, unreadable
+        # the doubtful cells' likeliest digits with the sure ones: one solution, or the sure ones' solutions
+        # (when few) of which one alone fits every doubtful cell's ink
+        best = list(result.givens)
+        for i in inked:
+            d = int(either[i].argmax()) + 1
+            if either[i, d - 1] >= RESTORE:
+                best[i] = str(d)
+        found = all_solutions(parse_line("".join(best)), 1, timeout)
+        if not found:
+            found = all_solutions(parse_line(result.givens), PICK_AMONG, timeout) or []
+        fit = [s for s in found if all(either[i, int(s[i]) - 1] >= RESTORE for i in inked)]
+        if len(fit) != 1 and not pen_page:  # (a person's sure entry may be a mistake: no solution is weighed on it)
+            # when the inked cells are all the glare hides, the puzzle is theirs alone: it solves one way
+            alone = set(unreadable) <= set(inked)
+            fit, weighed = _weighed(result.givens, inked, either, timeout, alone), True
+            needs = inked if alone else []
+        if len(fit) != 1:
+            return result, unreadable
+        result = replace(result, solution=fit[0], message="")
+    assert result.solution is not None and result.givens is not None
+    givens = list(result.givens)
+    conf = None if result.confidence is None else result.confidence.copy()
+    restored = set()
+    for i in cells:
+        d = int(result.solution[i])
+        # sure print is the solution's digit unless a reader sees another digit there (the solution is doubted then)
+        print_back = sure_print[i] and float(np.delete(either[i], d - 1).max()) < RESTORE
+        if pen_page and written[i, d - 1] >= RESTORE and written[i].sum() > kinds.probs[i, 1:10].sum():
+            restored.add(i)  # the person's entry of the solution's digit: read as entries are
+        elif support[i, d - 1] >= RESTORE or i in faint or (not pen_page and (written[i, d - 1] >= RESTORE
+                                                                                or print_back)):
+            givens[i] = result.solution[i]
+            restored.add(i)
+            if conf is not None:
+                conf[i] = float(support[i, d - 1])
+        elif kinds.kinds[i] == BLANK and printed.digits[i] == 0 and fused.digits[i] == 0 and not weighed:
+            restored.add(i)
+    if needs:
+        needed = _needed(givens, [i for i in needs if i not in restored], result.solution, timeout)
+        if needed is None:
+            return unsolved, unreadable
+        for i in needed:
+            givens[i] = result.solution[i]
+            restored.add(i)
+    left = tuple(i for i in unreadable if i not in restored)
+    return replace(result, givens="".join(givens), confidence=conf), left
+
+
+SURE_INK = 0.9  # a doubtful cell a reader gives one digit these odds is taken as read while the others are weighed
+# the most solutions weighed so (a glare's halo hides a few givens: on the training photos, hundreds of solutions)
+WEIGH_AMONG = 1024
+
+
+def _weighed(givens: str, inked: list[int], either: np.ndarray, timeout: float, alone: bool = False) -> list[str]:
+    """The one solution the doubtful cells' ink picks out of the readable cells' several (or none).
+
+    The doubtful cells a reader sees as one digit at ``SURE_INK`` are taken as read; the solutions left
+    (up to ``WEIGH_AMONG``) are weighed by every inked doubtful cell's odds of its digit, and the likeliest
+    stands when it is ``INK_ODDS`` times likelier than every other and is one solution, not several that
+    differ elsewhere (a doubtful cell no reader sees ink in could still tell those apart). When the
+    ``inked`` cells are ``alone`` in doubt (every doubted cell is one of them: no core, no blank-looking or
+    faint cell), only the digits that make a puzzle of one solution are weighed: a printed puzzle has one.
+    """
+    base = list(givens)
+    for i in inked:
+        if either[i].max() >= SURE_INK:
+            base[i] = str(int(either[i].argmax()) + 1)
+    found = all_solutions(parse_line("".join(base)), WEIGH_AMONG, timeout)
+    if not found:  # too many to weigh, or none: a cell taken as read (or a given) was misread, nothing is guessed
+        return []
+    ink = np.log(either + INK_FLOOR)
+    asks: dict[str, list[str]] = {}
+    for s in found:
+        asks.setdefault("".join(s[i] for i in inked), []).append(s)
+    if alone:
+        asks = {a: v for a, v in asks.items() if len(v) == 1}
+        if not asks:
+            return []
+    weight = {a: float(sum(ink[i, int(d) - 1] for i, d in zip(inked, a))) for a in asks}
+    top = max(weight, key=weight.__getitem__)
+    if any(w >= weight[top] - np.log(INK_ODDS) for a, w in weight.items() if a != top) or len(asks[top]) != 1:
+        return []
+    return asks[top]
+
+
+def _needed(givens: list[str], cells: list[int], solution: str, timeout: float) -> list[int] | None:
+    """Of ``cells`` (doubtful, inked, not given back), those the puzzle needs as givens to solve one way,
+    or None when they cannot make it so.
+
+    A printed puzzle has one solution: when the givens given back leave several, the inked doubtful
+    cells that alone tell them apart are givens, the solution's digits."""
+    if all_solutions(parse_line("".join(givens)), 1, timeout):
+        return []
+    full = list(givens)
+    for i in cells:
+        full[i] = solution[i]
+    if not cells or not all_solutions(parse_line("".join(full)), 1, timeout):
+        return None
+    several = [count_solutions(parse_line("".join(full[:i] + ["."] + full[i + 1:])), 2, timeout) for i in cells]
+    if not all(c.complete for c in several):  # out of time: nothing is known to be needed
+        return None
+    needed = [i for i, c in zip(cells, several) if c.count > 1]
+    trial = list(givens)
+    for i in needed:
+        trial[i] = solution[i]
+    return needed if all_solutions(parse_line("".join(trial)), 1, timeout) else None
+
+
+# A given the digit model reads below these odds, or that the cell-kind model (at least ``OTHER_PRINT`` sure it is
+# a digit) reads as another digit, is not trusted on a page of print alone. On the 125 training printed photos under
+# nine conditions (taken, dim, screen, half, 320 px, shadow, blur, motion, JPEG 40), every given the digit model
+# misread (47) was one of these, and few of those it read right (471 of 32,362).
+UNSURE_PRINT = 0.8
+OTHER_PRINT = 0.5
+INK_ODDS = 10.0  # the unsure givens' likeliest digits (as the solutions allow) must be this much likelier than others
+ALIKE = 0.5  # a digit both readers give these odds, that the rules changed, shows the rules fitted misreads
+INK_FLOOR = 0.01  # a reader's least say in a digit: one reader's zero does not veto what the other sees
+
+
+def unsure_givens(givens: str, printed: Reading, kinds: CellKinds, skip: tuple[int, ...] = ()) -> list[int]:
+    """The givens (as the rules kept them) the two readers are not sure of: the digit model's odds below
+    ``UNSURE_PRINT``, or the cell-kind model seeing another digit there."""
+    digits = np.array([0 if is_empty(c) else int(c) for c in givens])
+    shape = kinds.probs[:, 1:10] + kinds.probs[:, 10:19]  # the digit's shape, printed or written
+    other = (shape.sum(axis=1) >= OTHER_PRINT) & (shape.argmax(axis=1) + 1 != digits)
+    weak = (printed.digits == digits) & (printed.confidence < UNSURE_PRINT)
+    return [int(i) for i in np.flatnonzero((digits > 0) & (weak | other)) if int(i) not in skip]
+
+
+def settle_unsure(result: BoardResult, printed: Reading, kinds: CellKinds, skip: tuple[int, ...] = (),
+                  timeout: float = 1.0, loose: tuple[int, ...] = ()) -> tuple[BoardResult, tuple[int, ...]]:
+    """A printed page's solved reading with its unsure givens settled by their ink, and the cells it cannot settle.
+
+    A wrong given is the worst a printed page can suffer: the solution drawn is then another puzzle's
+    (issue 21). In a dim room's noise a 6 closes into an 8; on a small picture an 8 loses its waist to a 5.
+    The rules catch a misread that breaks the puzzle, but not one that still solves one way: then the
+    sure givens alone (``unsure_givens`` left out) have several solutions, and the misread picked one.
+    So the sure givens' solutions (up to ``PICK_AMONG``) are weighed by the unsure cells' ink, both
+    readers' odds of each solution's digit (the digit model's and the cell-kind model's, as a product):
+    the likeliest stands when it is ``INK_ODDS`` times likelier than every other, even against the
+    reading (a digit corrected by its ink); else the unsure cells the contenders disagree on are named
+    unreadable and no solution is drawn. A written-on page is left alone (the print model is unsure of
+    every handwritten cell), as are cells in ``skip`` (a glare's) and readings the rules left ambiguous.
+    The ``loose`` givens, a glare's cells given back from the solution itself, are neither judged nor
+    counted among the sure ones (they would only confirm the solution they came from); a corrected
+    solution must keep them, or the unsure cells are named.
+    """
+    if (result.status != Status.SOLVED or not result.solution or not result.givens
+            or pen_or_pencil(kinds)):
+        return result, ()
+    cells = unsure_givens(result.givens, printed, kinds, skip + loose)
+    if not cells:
+        return result, ()
+    shape = kinds.probs[:, 1:10] + kinds.probs[:, 10:19]
+    # the givens the two readers see as two different digits
+    torn = [i for i in cells if shape[i].sum() >= OTHER_PRINT and int(shape[i].argmax()) + 1 != int(result.givens[i])]
+    found = all_solutions(parse_line(blanked(result.givens, cells + list(loose))), PICK_AMONG, timeout)
+    # ... of which the rules changed one that both readers read alike, each more likely than not: a solution
+    # made to fit misread givens
+    overruled = any(0 < printed.digits[i] == int(shape[i].argmax()) + 1 != int(result.givens[i])
+                    and printed.confidence[i] >= ALIKE and shape[i].max() >= ALIKE for i in torn)
+    if found is None and overruled and len(torn) < len(cells) and result.message != SEVERAL:
+        # too many solutions to weigh without every unsure given (a streaked picture: a third of the print
+        # below UNSURE_PRINT): the merely weak givens stand, and the torn ones alone are weighed
+        cells = torn
+        found = all_solutions(parse_line(blanked(result.givens, cells + list(loose))), PICK_AMONG, timeout)
+    if found is None and result.message == SEVERAL and torn:
+        # too many to weigh, and the reading's own solution only one of several: a given the readers see as
+        # two different digits is not passed off as read (the answer drawn would be a guess built on it)
+        return _torn(result, tuple(torn)), tuple(torn)
+    if not found or len(found) == 1:  # too many to weigh, or the sure givens settle it (the reading's own solution)
+        return result, ()
+    shape = shape / np.maximum(shape.sum(axis=1, keepdims=True), 1e-9)
+    digit = printed.probs[:, 1:10] / np.maximum(printed.probs[:, 1:10].sum(axis=1, keepdims=True), 1e-9)
+    ink = np.log(digit + INK_FLOOR) + np.log(shape + INK_FLOOR)  # (81, 9)
+    # the unsure cells' digits each solution asks for, weighed by their ink (solutions that differ only in the
+    # answers, a reading the rules left ambiguous, ask for the same)
+    asks: dict[str, float] = {}
+    for s in found:
+        digits = "".join(s[i] for i in cells)
+        asks[digits] = float(sum(ink[i, int(d) - 1] for i, d in zip(cells, digits)))
+    best = max(asks, key=asks.__getitem__)
+    contenders = [a for a, w in asks.items() if w >= asks[best] - np.log(INK_ODDS)]
+    if len(contenders) > 1:  # the cells they disagree on are named; where they all agree, their digit is read
+        split = tuple(i for k, i in enumerate(cells) if len({a[k] for a in contenders}) > 1)
+        agreed = {i: contenders[0][k] for k, i in enumerate(cells) if i not in split}
+        givens = "".join(agreed.get(i, c) for i, c in enumerate(result.givens))
+        return _torn(replace(result, givens=givens), split), split
+    if all(result.givens[i] == d for i, d in zip(cells, best)):
+        return result, ()
+    givens = "".join(best[cells.index(i)] if i in cells else c for i, c in enumerate(result.givens))
+    solution = next((s for s in found if all(s[i] == d for i, d in zip(cells, best))
+                     and all(s[j] == givens[j] for j in loose)), None)
+    if solution is None:  # the correction breaks the cells given back from the old solution: nothing is drawn
+        return _torn(result, tuple(cells)), tuple(cells)
+    note = tuple(f"{NAMES[i]}: {result.givens[i]}->{d}" for i, d in zip(cells, best) if result.givens[i] != d)
+    return replace(result, givens=givens, solution=solution, corrected=result.corrected + note,
+                   message="; ".join(filter(None, [result.message, "corrected by the ink: " + ", ".join(note)]))), ()
+
+
+def blanked(givens: str, cells: list[int]) -> str:
+    """``givens`` with ``cells`` left blank."""
+    return "".join("." if i in cells else c for i, c in enumerate(givens))
+
+
+def _torn(result: BoardResult, torn: tuple[int, ...]) -> BoardResult:
+    """``result`` with the givens ``torn`` between digits named unreadable, and no solution drawn."""
+    assert result.givens is not None
+    givens = "".join("." if i in torn else c for i, c in enumerate(result.givens))
+    return replace(result, status=Status.UNSOLVABLE, givens=givens, solution=None,
+                   message=f"{', '.join(NAMES[i] for i in torn)} unreadable (unsure of the digit); the cells "
+                           "that can be read leave several solutions")
+
+
+def unseen(reading: Reading, cells: tuple[int, ...]) -> Reading:
+    """The reading with ``cells`` holding no vote at all: blank, no second choice for the rules to try."""
+    if not cells:
+        return reading
+    probs = reading.probs.copy()
+    probs[list(cells)] = 0.0
+    digits = reading.digits.copy()
+    digits[list(cells)] = 0
+    conf = reading.confidence.copy()
+    conf[list(cells)] = 0.0
+    return Reading(digits, conf, probs)
