@@ -212,7 +212,7 @@ def restore_unreadable(result: BoardResult, unreadable: tuple[int, ...], core: t
     under ``INKED``) allows only the digits a reader gives ``RESTORE`` of its odds. Failing that, the
     solutions are weighed by that ink (:func:`_weighed`). Then a doubtful
     cell the kind model reads as the person's entry of the solution's digit is read as entries are
-    (``written_part``) on a page written on, one whose ink a reader takes for the solution's digit is that given
+    (``writing.written_part``) on a page written on, one whose ink a reader takes for the solution's digit is that given
     (on a page of print alone, so is one the kind model is ``MISSED_PRINT`` sure is not blank: that ink is
     print, however its faded digit looks), one both readers see as blank is blank (unless the ink weighed
     the solution: a given may hide there), and of the inked cells left, when they were all in doubt, those

@@ -303,7 +303,7 @@ def stains_are_blank(kinds: CellKinds, square: np.ndarray) -> CellKinds:
 
     A stain, a smudge or a mark showing through the paper can take the shape of a handwritten digit
     (our held-out image1045, r5c7, read as an entry at 0.90 with its ink a quarter of the print's): a person
-    sees a printed page. A glared page is left alone: a glare fades its print too (``unreadable_cells``).
+    sees a printed page. A glared page is left alone: a glare fades its print too (``doubts.unreadable_cells``).
     """
     entries = np.flatnonzero(kinds.kinds == ENTRY)
     if not len(entries) or sure_of_writing(kinds) or glare_cover(square) is not None:
