@@ -185,6 +185,34 @@ def test_a_glare_spot_is_told_from_a_lit_side_by_the_rows_and_columns_median_lig
         assert is_spot(levels) == (float(((levels - expected) / np.maximum(255.0 - expected, 1.0)).max()) >= SPOT)
 
 
+def test_a_glare_on_grey_paper_falling_off_is_a_glare_and_a_shadow_is_still_a_shadow():
+    """Grey paper in a lamp's fall-off (150 to 110) under a glare spot (up to 250): the spot alone spans the
+    paper past ``SHADED``, and the page was taken for shaded, its glare given no gain (train image37). Left
+    out of the span, the spot is a glare; a fall-off as steep as a shadow's is still uneven, spot or not."""
+    from ar_sudoku.vision.cells import SHADED, glare_gain, uneven
+
+    rng = np.random.default_rng(7)
+    yy, xx = np.mgrid[0:9, 0:9].astype(np.float32)
+    spot = 120.0 * np.exp(-((yy - 3) ** 2 + (xx - 3) ** 2) / 6.0)
+
+    def span(levels: np.ndarray) -> tuple[float, float]:
+        low, high = np.percentile(levels, [5, 95])
+        return float(low), float(high)
+
+    grey = 150.0 - 5.0 * xx + rng.normal(0, 2, (9, 9))
+    glared = np.minimum(grey + spot, 250.0).astype(np.float32)
+    low, high = span(glared)
+    assert high > SHADED * low  # the raw span says "shadow" ...
+    assert not uneven(glared, low, high)  # ... but the spot aside, the paper is even enough
+    assert glare_gain(glared, glared) is not None
+    shaded = (200.0 - 16.0 * xx + rng.normal(0, 2, (9, 9))).astype(np.float32)  # 200 down to 72: a shadow
+    for page in (shaded, np.minimum(shaded + spot, 250.0).astype(np.float32)):
+        assert uneven(page, *span(page)) and glare_gain(page, page) is None
+    # a smooth paper map (the kind model's views) is judged by its cells' centres
+    smooth = cv2.resize(glared, (270, 270), interpolation=cv2.INTER_NEAREST)
+    assert not uneven(smooth, *span(smooth))
+
+
 @pytest.mark.parametrize("angle", [0, 15, 75, 90])
 def test_a_shaking_hands_streak_near_the_grids_lines_makes_its_edges_uneven_and_dim_light_does_not(angle):
     """(A streak near 45 degrees blurs both ways alike: those frames are still read, as before.)"""

@@ -65,13 +65,37 @@ def is_spot(page: np.ndarray) -> bool:
     """
     if page.shape != (9, 9):  # a smooth paper map (the kind model's views): too smooth to tell, as before
         return True
-    levels = page.astype(np.float32)
+    return float(spot_lift(page).max()) >= SPOT
+
+
+def spot_lift(levels: np.ndarray) -> np.ndarray:
+    """Per cell of ``levels`` (9 x 9 paper levels), how far its paper stands towards white above the light of
+    its row and its column (``is_spot``'s model of a shadow): 0 as lit as they are, 1 white."""
+    levels = levels.astype(np.float32)
     # the medians of 81 and of 9 values are their middle ones (np.median's, taken by a sort: a live board's ink
     # check asks this on every frame under a bright spot)
     typical = float(np.sort(levels, axis=None)[40])
     expected = np.sort(levels, axis=1)[:, 4:5] + np.sort(levels, axis=0)[4:5, :] - typical
-    lift = (levels - expected) / np.maximum(255.0 - expected, 1.0)
-    return float(lift.max()) >= SPOT
+    return (levels - expected) / np.maximum(255.0 - expected, 1.0)
+
+
+def uneven(page: np.ndarray, low: float, high: float) -> bool:
+    """Whether the grid's paper (``page``: 9 x 9 cell levels, or a smooth map of the grid; ``low`` and ``high``
+    its 5th and 95th percentiles) spans ``SHADED`` times or more: a shadow over part of it, not the usual
+    fall-off of a phone's light. The cells a glare's spot lifts (``SPOT`` above their row's and column's
+    light) are left out of the span: on grey or dimly lit paper, the spot alone would span it (train image37
+    under a glare: paper 110-156, the spot 248), and the page would be taken for shaded, its glare unseen.
+    """
+    if high <= SHADED * max(low, 1.0):
+        return False
+    if page.shape != (9, 9):
+        step = page.shape[0] // 9
+        page = page[: 9 * step, : 9 * step].reshape(9, step, 9, step)[:, step // 2, :, step // 2]
+    lift = spot_lift(page)
+    if float(lift.max()) < SPOT:
+        return True
+    low, high = (float(v) for v in percentiles(page[lift < SPOT].astype(np.float32), [5, 95]))
+    return high > SHADED * max(low, 1.0)
 
 
 def glare_gain(paper: np.ndarray, page: np.ndarray) -> np.ndarray | None:
@@ -82,14 +106,14 @@ def glare_gain(paper: np.ndarray, page: np.ndarray) -> np.ndarray | None:
     the local ``paper`` is lifted above the page's typical paper, a = (paper - typical) / (255 -
     typical), and the difference divided by (1 - a) is the ink as it would be without the glare.
     The typical paper is the median of the grid's paper levels (``page``). A page in uneven light
-    (its paper spanning ``SHADED`` times or more, a shadow over part of it) gets no gain: its lit
+    (its paper spanning ``SHADED`` times or more, a glare's spot aside: ``uneven``) gets no gain: its lit
     part is not a glare, and a shadow dims paper and ink alike. Pictures without a strong lift
     anywhere are left exactly as they are.
     """
     # a smooth paper level: every other pixel of every other row tells its levels as well as all of them
     sample = page if page.size <= 4096 else page[::2, ::2]
     low, typical, high = (float(v) for v in percentiles(sample, [5, 50, 95]))
-    if typical >= BRIGHT_PAPER or high > SHADED * max(low, 1.0):
+    if typical >= BRIGHT_PAPER or uneven(page, low, high):
         return None
     if (float(paper.max()) - typical) / (255.0 - typical) < GLARE_LIFT or not is_spot(page):
         return None
@@ -136,7 +160,7 @@ def normalise(warped: np.ndarray, cell: int = CELL) -> np.ndarray:
     diff = paper - g
     gain = None
     low, high = percentiles(own, [5, 95])
-    if high > SHADED * max(float(low), 1.0):
+    if uneven(own, float(low), float(high)):
         # a page in uneven light: ink as a share of its own paper's light (at the page's typical paper),
         # since a shadow dims paper and ink alike, a digit in it keeps its print's contrast and is not cut
         # as faint. Other pages keep the plain difference: in a dim, noisy picture the cells' own paper
