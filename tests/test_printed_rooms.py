@@ -203,3 +203,15 @@ def test_a_glare_on_grey_paper_falling_off_is_seen_as_a_glare(robust):
     (``cells.uneven``), the glare is seen, its ink lifted, and the page is read whole."""
     item, obj = _read_glared(robust, "image37", 0.95, "glare95")
     assert obj["givens"] == item.givens and obj["status"] == "solved"
+
+
+@pytest.mark.data
+def test_a_doubted_digit_the_ink_prefers_only_three_to_one_is_named_not_drawn(robust):
+    """image42 under a strong glare: the glare's halo leaves the 5 at r6c5 reading 8 at 0.57 and 5 at 0.17.
+    With the other doubted cells, the 8 makes a puzzle of one solution too, another puzzle's, and it was
+    drawn. The solution the doubted cells' ink picks must now be ten times likelier than the readable
+    cells' other solutions (``doubts._clear``): the cells are named, and no digit is wrong."""
+    item, obj = _read_glared(robust, "image42", 1.0, "glare_strong")
+    assert obj["solution"] is None and "r6c5" in obj["unreadable"]
+    scored = robust.score(item, obj)
+    assert scored["wrong_digits"] == 0 and scored["seen_right"]
