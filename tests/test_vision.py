@@ -211,6 +211,23 @@ def test_a_glare_on_grey_paper_falling_off_is_a_glare_and_a_shadow_is_still_a_sh
     # a smooth paper map (the kind model's views) is judged by its cells' centres
     smooth = cv2.resize(glared, (270, 270), interpolation=cv2.INTER_NEAREST)
     assert not uneven(smooth, *span(smooth))
+    # a page in shadow but for one lit corner of 4 x 4 cells: more than a lamp's highlight covers, still a shadow
+    corner = np.full((9, 9), 90.0, np.float32)
+    corner[:4, :4] = 200.0
+    assert uneven(corner, *span(corner)) and glare_gain(corner, corner) is None
+
+
+@pytest.mark.parametrize("n", [4, 6, 16])
+def test_a_grid_of_another_size_in_uneven_light_is_normalised_as_a_shadowed_one(n):
+    """A 4 x 4, 6 x 6 or 16 x 16 grid's cells are no 9 x 9 page of spots: a span of twice over is a shadow,
+    judged by the span alone (a review caught the first ``uneven`` failing on them)."""
+    from ar_sudoku.vision.cells import normalise
+
+    cell = 32
+    page = np.tile(np.linspace(70, 200, n * cell, dtype=np.float32), (n * cell, 1))
+    page[cell // 2: cell // 2 + 2, :] = 20.0  # a stroke across the first row of cells
+    norm = normalise(page.astype(np.uint8), cell)
+    assert norm.shape == page.shape and float(norm[cell // 2, cell * (n - 1) + cell // 2]) > 0.5
 
 
 @pytest.mark.parametrize("angle", [0, 15, 75, 90])

@@ -52,6 +52,9 @@ BRIGHT_PAPER = 238  # paper this bright already leaves no room to tell a glare f
 # a spot standing this far towards white above its row's and column's light is a glare (the training photos
 # under a readable glare: 0.38 and up; as taken: up to 0.3; a gutter's shadow over a book page: 0.1-0.3)
 SPOT = 0.35
+# ... and covers no more than this many of the 81 cells: a lamp's highlight lights a few (on the training photos
+# under glares of peak 0.95 and 1.0: 4-10 cells; saturated: up to 16); more is the lit part of a page in shadow
+MAX_SPOT = 12
 MAX_GAIN = 4.0  # ink is restored while the added light leaves it a quarter of its contrast; past that, unreadable
 
 
@@ -70,7 +73,7 @@ def is_spot(page: np.ndarray) -> bool:
 
 def spot_lift(levels: np.ndarray) -> np.ndarray:
     """Per cell of ``levels`` (9 x 9 paper levels), how far its paper stands towards white above the light of
-    its row and its column (``is_spot``'s model of a shadow): 0 as lit as they are, 1 white."""
+    its row and its column (``is_spot``'s model of a shadow): 0 as lit as they are (below 0: darker), 1 white."""
     levels = levels.astype(np.float32)
     # the medians of 81 and of 9 values are their middle ones (np.median's, taken by a sort: a live board's ink
     # check asks this on every frame under a bright spot)
@@ -83,18 +86,21 @@ def uneven(page: np.ndarray, low: float, high: float) -> bool:
     """Whether the grid's paper (``page``: 9 x 9 cell levels, or a smooth map of the grid; ``low`` and ``high``
     its 5th and 95th percentiles) spans ``SHADED`` times or more: a shadow over part of it, not the usual
     fall-off of a phone's light. The cells a glare's spot lifts (``SPOT`` above their row's and column's
-    light) are left out of the span: on grey or dimly lit paper, the spot alone would span it (train image37
-    under a glare: paper 110-156, the spot 248), and the page would be taken for shaded, its glare unseen.
+    light, ``MAX_SPOT`` cells at most) are left out of the span: on grey or dimly lit paper, the spot alone
+    would span it (train image37 under a glare: paper 110-156, the spot 248), and the page would be taken for
+    shaded, its glare unseen. A grid of another size's cells (4 x 4 to 16 x 16) is judged by its span alone.
     """
     if high <= SHADED * max(low, 1.0):
         return False
     if page.shape != (9, 9):
-        step = page.shape[0] // 9
+        step = min(page.shape) // 9
+        if step < 2:  # another size's cells, not a smooth map of a 9 x 9 grid
+            return True
         page = page[: 9 * step, : 9 * step].reshape(9, step, 9, step)[:, step // 2, :, step // 2]
-    lift = spot_lift(page)
-    if float(lift.max()) < SPOT:
+    spot = spot_lift(page) >= SPOT
+    if not spot.any() or int(spot.sum()) > MAX_SPOT:
         return True
-    low, high = (float(v) for v in percentiles(page[lift < SPOT].astype(np.float32), [5, 95]))
+    low, high = (float(v) for v in percentiles(page[~spot].astype(np.float32), [5, 95]))
     return high > SHADED * max(low, 1.0)
 
 

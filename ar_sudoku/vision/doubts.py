@@ -293,11 +293,11 @@ def restore_unreadable(result: BoardResult, unreadable: tuple[int, ...], core: t
 
 
 def _clear(solution: str, givens: str, inked: list[int], either: np.ndarray, timeout: float) -> bool:
-    """Whether the doubtful cells' ink makes ``solution`` ``INK_ODDS`` times likelier than every other solution
-    of the readable cells. A faded 5 read as an 8 at three to one (train image42 under a strong glare) fits a
-    puzzle of one solution too: another one's. The doubtful cells whose digit is that much likelier than any
-    other digit there are taken as read; the solutions left (up to ``WEIGH_AMONG``; more: it cannot be told)
-    are weighed by the others' ink."""
+    """Whether the doubtful cells' ink makes ``solution`` ``INK_ODDS`` times likelier than the readable cells'
+    other solutions. A faded 5 read as an 8 at three to one (train image42 under a strong glare) fits a puzzle
+    of one solution too: another one's. The doubtful cells whose digit is that much likelier than any other
+    digit there are taken as read; the solutions that agree with them (up to ``WEIGH_AMONG``; more: it cannot
+    be told) are weighed by the other doubtful cells' ink."""
     ink = np.log(either + INK_FLOOR)
     unclear = [i for i in inked
                if ink[i, int(solution[i]) - 1] - np.delete(ink[i], int(solution[i]) - 1).max() < np.log(INK_ODDS)]
