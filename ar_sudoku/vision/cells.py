@@ -82,6 +82,12 @@ def spot_lift(levels: np.ndarray) -> np.ndarray:
     return (levels - expected) / np.maximum(255.0 - expected, 1.0)
 
 
+def cell_centres(page: np.ndarray) -> np.ndarray:
+    """The 9 x 9 levels at the cells' centres of ``page``, a smooth map of a grid's paper (the kind model's views)."""
+    step = min(page.shape) // 9
+    return page[: 9 * step, : 9 * step].reshape(9, step, 9, step)[:, step // 2, :, step // 2]
+
+
 def uneven(page: np.ndarray, low: float, high: float) -> bool:
     """Whether the grid's paper (``page``: 9 x 9 cell levels, or a smooth map of the grid; ``low`` and ``high``
     its 5th and 95th percentiles) spans ``SHADED`` times or more: a shadow over part of it, not the usual
@@ -93,10 +99,9 @@ def uneven(page: np.ndarray, low: float, high: float) -> bool:
     if high <= SHADED * max(low, 1.0):
         return False
     if page.shape != (9, 9):
-        step = min(page.shape) // 9
-        if step < 2:  # another size's cells, not a smooth map of a 9 x 9 grid
+        if min(page.shape) // 9 < 2:  # another size's cells, not a smooth map of a 9 x 9 grid
             return True
-        page = page[: 9 * step, : 9 * step].reshape(9, step, 9, step)[:, step // 2, :, step // 2]
+        page = cell_centres(page)
     spot = spot_lift(page) >= SPOT
     if not spot.any() or int(spot.sum()) > MAX_SPOT:
         return True

@@ -38,7 +38,7 @@ import cv2
 import numpy as np
 
 from ar_sudoku.sudoku.rules import Reading
-from ar_sudoku.vision.cells import SHADED, glare_gain, is_spot
+from ar_sudoku.vision.cells import SHADED, cell_centres, glare_gain, is_spot
 from ar_sudoku.vision.deblur import unstreak
 from ar_sudoku.vision.digits import load_onnx, softmax_run
 from ar_sudoku.vision.entries import EntryReader
@@ -167,9 +167,7 @@ def shade_gain(paper: np.ndarray, page: np.ndarray) -> np.ndarray | None:
     low, high = (float(v) for v in percentiles(sample, [5, 95]))
     if high < SHADED * max(low, 1.0):
         return None
-    step = page.shape[0] // 9
-    cells = page[: 9 * step, : 9 * step].reshape(9, step, 9, step)[:, step // 2, :, step // 2]
-    if is_spot(cells) or float(sample.max()) >= SATURATED:  # a glare's bright spot (its core white), not a
+    if is_spot(cell_centres(page)) or float(sample.max()) >= SATURATED:  # a glare's bright spot (its core white), not a
         return None  # shadow's dark part: lifting the rest would bury the spot's faded ink deeper
     return np.clip(high / np.maximum(paper, 1.0), 1.0, SHADED * 2).astype(np.float32)
 
