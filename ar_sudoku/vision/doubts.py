@@ -29,6 +29,7 @@ from ar_sudoku.vision.kinds import (
 )
 from ar_sudoku.vision.kinds import CELL as VIEW_CELL
 from ar_sudoku.vision.kinds import MARGIN as VIEW_MARGIN
+from ar_sudoku.vision.own_print import print_seen
 
 SATURATED = 250  # grey level of a washed-out pixel (glare)
 WASHED = 0.4  # share of a cell's middle this bright: nothing can be seen there, it is unreadable
@@ -202,7 +203,8 @@ PICK_AMONG = 64  # the most solutions of the readable cells that the doubtful ce
 
 def restore_unreadable(result: BoardResult, unreadable: tuple[int, ...], core: tuple[int, ...], kinds: CellKinds,
                        printed: Reading, fused: Reading, timeout: float = 1.0,
-                       inked_core: tuple[int, ...] = ()) -> tuple[BoardResult, tuple[int, ...]]:
+                       inked_core: tuple[int, ...] = (),
+                       square: np.ndarray | None = None) -> tuple[BoardResult, tuple[int, ...]]:
     """The doubtful cells of a glared photo given back once the puzzle's solution is known.
 
     The cells read surely (the doubtful ones left out) are solved. When they leave several solutions,
@@ -221,7 +223,9 @@ def restore_unreadable(result: BoardResult, unreadable: tuple[int, ...], core: t
     the rest, with the glare's ``core`` (nothing is seen there), stay unreadable: a digit is never
     put where the page shows none, and a faded 8 never becomes a 3. On a page of print alone, a core
     cell that still shows strokes (``inked_core``, :func:`faint_print`) is the solution's given: its
-    digit is too faint to read, but a given there can only be the solution's.
+    digit is too faint to read, but a given there can only be the solution's. So, on such a page, is a
+    doubtful cell that shows the page's own print of the solution's digit (``square``, the grid as
+    ``glare_cover`` takes it: :func:`own_print.print_seen`), whatever the models make of its faded ink.
     """
     if result.status != Status.SOLVED or not result.solution or not result.givens:
         return result, unreadable
@@ -267,6 +271,9 @@ def restore_unreadable(result: BoardResult, unreadable: tuple[int, ...], core: t
     givens = list(result.givens)
     conf = None if result.confidence is None else result.confidence.copy()
     restored = set()
+    own = () if pen_page or square is None else print_seen(
+        square, result.givens, {i: result.solution[i] for i in unreadable if result.givens[i] == "."},
+        glare_cover(square), unreadable)
     for i in cells:
         d = int(result.solution[i])
         # sure print is the solution's digit unless a reader sees another digit there (the solution is doubted then)
@@ -279,7 +286,13 @@ def restore_unreadable(result: BoardResult, unreadable: tuple[int, ...], core: t
             restored.add(i)
             if conf is not None:
                 conf[i] = float(support[i, d - 1])
+        elif i in own:
+            continue  # given below, with the core's cells
         elif kinds.kinds[i] == BLANK and printed.digits[i] == 0 and fused.digits[i] == 0 and not weighed:
+            restored.add(i)
+    for i in own:
+        if i not in restored:
+            givens[i] = result.solution[i]
             restored.add(i)
     if needs:
         needed = _needed(givens, [i for i in needs if i not in restored], result.solution, timeout)

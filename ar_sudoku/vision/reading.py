@@ -728,7 +728,7 @@ def read_at(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitRe
         core = glare_cells(seen.square)[0]
         doubted = unreadable
         result, unreadable = restore_unreadable(result, unreadable, core, cell_kinds, *seen_as,
-                                                inked_core=faint_print(seen.square, core))
+                                                inked_core=faint_print(seen.square, core), square=seen.square)
         given_back = tuple(i for i in doubted if i not in unreadable)
     if kinds is not None:
         result, unsure = settle_unsure(result, printed, cell_kinds, unreadable + tuple(overrides or {}), timeout,
