@@ -215,3 +215,13 @@ def test_a_doubted_digit_the_ink_prefers_only_three_to_one_is_named_not_drawn(ro
     assert obj["solution"] is None and "r6c5" in obj["unreadable"]
     scored = robust.score(item, obj)
     assert scored["wrong_digits"] == 0 and scored["seen_right"]
+
+
+@pytest.mark.data
+def test_a_given_the_glare_all_but_washes_out_is_seen_by_the_pages_own_print(robust):
+    """image17 under a strong glare: the spot lifts r7c4's paper 99% of the way to white, and what is left of
+    its 3 reads as nothing to either model, so the cell was named unreadable though the puzzle was solved. The
+    page's own 3s, averaged, still match its faint strokes (``own_print.print_seen``): read whole now."""
+    item, obj = _read_glared(robust, "image17", 1.0, "glare_strong")
+    assert item.givens[57] == "3" and obj["givens"] == item.givens
+    assert obj["status"] == "solved" and "r7c4" not in obj["unreadable"]

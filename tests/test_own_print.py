@@ -1,0 +1,70 @@
+"""The page's own print as a faded given's template (``vision.own_print``): a rendered grid, its print
+faded by a glare's light as ``eval_robust.glare`` adds it (pixel = (1 - a) * page + a * white)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from ar_sudoku.vision.kinds import CELL, MARGIN
+from ar_sudoku.vision.own_print import print_seen
+
+PAPER, INK = 150, 40  # grey paper, as a newspaper under a lamp: room above it for a glare's light
+
+
+def _square(digits: dict[int, str], lift: dict[int, float]) -> np.ndarray:
+    """A 9 x 9 grid seen square-on with ``digits`` (cell: digit) printed in one font; ``lift``: per cell, the
+    share of white a glare adds."""
+    side = 9 * CELL + 2 * MARGIN
+    drawn = np.full((side, side), PAPER, np.uint8)
+    for k in range(10):
+        t = 3 if k % 3 == 0 else 1
+        cv2.line(drawn, (MARGIN + k * CELL, MARGIN), (MARGIN + k * CELL, side - MARGIN), INK, t)
+        cv2.line(drawn, (MARGIN, MARGIN + k * CELL), (side - MARGIN, MARGIN + k * CELL), INK, t)
+    for i, d in digits.items():
+        x, y = MARGIN + (i % 9) * CELL + 17, MARGIN + (i // 9) * CELL + 46
+        cv2.putText(drawn, d, (x, y), cv2.FONT_HERSHEY_DUPLEX, 1.4, INK, 3, cv2.LINE_AA)
+    page = drawn.astype(np.float32)
+    rng = np.random.default_rng(1)
+    alpha = np.zeros((9, 9), np.float32)
+    for i, a in lift.items():
+        alpha[i // 9, i % 9] = a
+    alpha = np.pad(np.kron(alpha, np.ones((CELL, CELL), np.float32)), MARGIN)
+    noise = rng.normal(0, 1.5, page.shape).astype(np.float32)  # a camera's
+    return np.clip(page * (1 - alpha) + 255 * alpha + noise, 0, 255).astype(np.uint8)
+
+
+GIVENS = {0: "3", 13: "3", 26: "3", 31: "7", 47: "7", 60: "7"}
+
+
+def test_a_given_faded_to_a_twentieth_of_its_contrast_is_seen_a_blank_cell_is_not():
+    """A 3 whose cell a glare lifts 95% of the way to white keeps 5.5 grey levels of stroke: it still matches the
+    page's clear 3s. A blank cell beside it, lifted 98% (its camera noise as strong, by the light it has left, as
+    the print would be), matches nothing."""
+    faded, blank = 40, 41
+    square = _square({**GIVENS, faded: "3"}, {faded: 0.95, blank: 0.98})
+    givens = "".join(GIVENS.get(i, ".") for i in range(81))
+    cover = np.zeros(81, np.float32)
+    cover[[faded, blank]] = 0.95, 0.98
+    assert print_seen(square, givens, {faded: "3", blank: "3"}, cover) == (faded,)
+
+
+def test_the_reverse_pages_print_showing_through_a_blank_cell_is_not_the_pages_print():
+    """A 3 printed on the other side of a thin page shows through a clear blank cell: its shape matches (0.9),
+    but its strokes have an eighth of the print's contrast, and no glare took the rest. A digit the page shows
+    nowhere clear (a 5) has no template, and its cell is not asked."""
+    seen_through = 40
+    front, back, paper = _square(GIVENS, {}), _square({seen_through: "3"}, {}), _square({}, {})
+    square = np.clip(front + 0.12 * (back.astype(np.float32) - paper), 0, 255).astype(np.uint8)
+    givens = "".join(GIVENS.get(i, ".") for i in range(81))
+    assert print_seen(square, givens, {seen_through: "3"}, None) == ()
+    assert print_seen(_square({**GIVENS, seen_through: "5"}, {}), givens, {seen_through: "5"}, None) == ()
+
+
+def test_the_cells_in_doubt_are_no_template():
+    """The doubted cells (and those a glare lifts) give no template: a page whose only clear 7s are in doubt
+    asks nothing of them."""
+    square = _square(GIVENS, {})
+    givens = "".join(GIVENS.get(i, ".") for i in range(81))
+    assert print_seen(square, givens, {31: "7"}, None, skip=(47, 60)) == ()
+    assert print_seen(square, givens, {31: "7"}, None) == (31,)
