@@ -29,7 +29,7 @@ from ar_sudoku.vision.kinds import (
 )
 from ar_sudoku.vision.kinds import CELL as VIEW_CELL
 from ar_sudoku.vision.kinds import MARGIN as VIEW_MARGIN
-from ar_sudoku.vision.own_print import print_seen
+from ar_sudoku.vision.own_print import print_read, print_seen
 
 SATURATED = 250  # grey level of a washed-out pixel (glare)
 WASHED = 0.4  # share of a cell's middle this bright: nothing can be seen there, it is unreadable
@@ -183,6 +183,13 @@ def unreadable_cells(square: np.ndarray, kinds: CellKinds, printed: Reading, sur
     doubtful[list(halo)] = True
     if wide:
         agreed = print_alike & (printed.confidence >= sure)
+        # read alike, not surely: the page's own print is asked too (its sure givens the templates)
+        alike = np.flatnonzero(~agreed & (kinds.kinds == GIVEN) & (printed.digits == kinds.digits)
+                               & (printed.digits > 0))
+        if alike.size:
+            sure_givens = "".join(str(d) if a else "." for d, a in zip(printed.digits, agreed))
+            read = print_read(square, sure_givens, alike.tolist(), glare_cover(square))
+            agreed[[i for i, d in read.items() if int(d) == printed.digits[i]]] = True
         blank = (kinds.kinds == BLANK) & (kinds.probs[:, 0] >= sure) & (printed.digits == 0) & (
             printed.confidence >= sure)
         doubtful = (doubtful & ~agreed & ~blank) | ((kinds.kinds == GIVEN) & ~agreed)
