@@ -29,7 +29,7 @@ from ar_sudoku.vision.kinds import (
 )
 from ar_sudoku.vision.kinds import CELL as VIEW_CELL
 from ar_sudoku.vision.kinds import MARGIN as VIEW_MARGIN
-from ar_sudoku.vision.own_print import print_read, print_seen
+from ar_sudoku.vision.own_print import prefers, print_matches, print_read, print_seen
 
 SATURATED = 250  # grey level of a washed-out pixel (glare)
 WASHED = 0.4  # share of a cell's middle this bright: nothing can be seen there, it is unreadable
@@ -264,12 +264,15 @@ def restore_unreadable(result: BoardResult, unreadable: tuple[int, ...], core: t
         if not found:
             found = all_solutions(parse_line(result.givens), PICK_AMONG, timeout) or []
         fit = [s for s in found if all(either[i, int(s[i]) - 1] >= RESTORE for i in inked)]
-        if len(fit) == 1 and not _clear(fit[0], result.givens, inked, either, timeout):
+        # the page's own print of each digit in the inked cells: a third opinion on their faded ink
+        matches = (None if pen_page or square is None
+                   else print_matches(square, result.givens, inked, glare_cover(square)))
+        if len(fit) == 1 and not _clear(fit[0], result.givens, inked, either, timeout, matches):
             fit = []
         if len(fit) != 1 and not pen_page:  # (a person's sure entry may be a mistake: no solution is weighed on it)
             # when the inked cells are all the glare hides, the puzzle is theirs alone: it solves one way
             alone = set(unreadable) <= set(inked)
-            fit, weighed = _weighed(result.givens, inked, either, timeout, alone), True
+            fit, weighed = _weighed(result.givens, inked, either, timeout, alone, matches), True
             needs = inked if alone else []
         if len(fit) != 1:
             return result, unreadable
@@ -312,12 +315,14 @@ def restore_unreadable(result: BoardResult, unreadable: tuple[int, ...], core: t
     return replace(result, givens="".join(givens), confidence=conf), left
 
 
-def _clear(solution: str, givens: str, inked: list[int], either: np.ndarray, timeout: float) -> bool:
+def _clear(solution: str, givens: str, inked: list[int], either: np.ndarray, timeout: float,
+           own: np.ndarray | None = None) -> bool:
     """Whether the doubtful cells' ink makes ``solution`` ``INK_ODDS`` times likelier than the readable cells'
     other solutions. A faded 5 read as an 8 at three to one (train image42 under a strong glare) fits a puzzle
     of one solution too: another one's. The doubtful cells whose digit is that much likelier than any other
     digit there are taken as read; the solutions that agree with them (up to ``WEIGH_AMONG``; more: it cannot
-    be told) are weighed by the other doubtful cells' ink."""
+    be told) are weighed by the other doubtful cells' ink. A rival the page's own print tells from ``solution``
+    (``own``: :func:`own_print.print_matches`) does not count; one it prefers makes ``solution`` unclear."""
     ink = np.log(either + INK_FLOOR)
     unclear = [i for i in inked
                if ink[i, int(solution[i]) - 1] - np.delete(ink[i], int(solution[i]) - 1).max() < np.log(INK_ODDS)]
@@ -335,7 +340,11 @@ def _clear(solution: str, givens: str, inked: list[int], either: np.ndarray, tim
         return float(sum(ink[i, int(s[i]) - 1] for i in unclear))
 
     mine = weight(solution)
-    return all(weight(r) <= mine - np.log(INK_ODDS) for r in rivals if any(r[i] != solution[i] for i in unclear))
+    rivals = [r for r in rivals if any(r[i] != solution[i] for i in unclear)]
+    if own is not None and any(prefers(own, unclear, r, solution) for r in rivals):
+        return False
+    return all(weight(r) <= mine - np.log(INK_ODDS) or (own is not None and prefers(own, unclear, solution, r))
+               for r in rivals)
 
 
 SURE_INK = 0.9  # a doubtful cell a reader gives one digit these odds is taken as read while the others are weighed
@@ -343,7 +352,8 @@ SURE_INK = 0.9  # a doubtful cell a reader gives one digit these odds is taken a
 WEIGH_AMONG = 1024
 
 
-def _weighed(givens: str, inked: list[int], either: np.ndarray, timeout: float, alone: bool = False) -> list[str]:
+def _weighed(givens: str, inked: list[int], either: np.ndarray, timeout: float, alone: bool = False,
+             own: np.ndarray | None = None) -> list[str]:
     """The one solution the doubtful cells' ink picks out of the readable cells' several (or none).
 
     The doubtful cells a reader sees as one digit at ``SURE_INK`` are taken as read; the solutions left
@@ -352,6 +362,8 @@ def _weighed(givens: str, inked: list[int], either: np.ndarray, timeout: float, 
     differ elsewhere (a doubtful cell no reader sees ink in could still tell those apart). When the
     ``inked`` cells are ``alone`` in doubt (every doubted cell is one of them: no core, no blank-looking or
     faint cell), only the digits that make a puzzle of one solution are weighed: a printed puzzle has one.
+    The page's own print (``own``: :func:`own_print.print_matches`) has a say: a rival it tells from the
+    likeliest does not count, and one it prefers leaves nothing picked.
     """
     base = list(givens)
     for i in inked:
@@ -370,7 +382,12 @@ def _weighed(givens: str, inked: list[int], either: np.ndarray, timeout: float, 
             return []
     weight = {a: float(sum(ink[i, int(d) - 1] for i, d in zip(inked, a))) for a in asks}
     top = max(weight, key=weight.__getitem__)
-    if any(w >= weight[top] - np.log(INK_ODDS) for a, w in weight.items() if a != top) or len(asks[top]) != 1:
+    if own is not None and any(prefers(own, inked, asks[a][0], asks[top][0]) for a in asks if a != top):
+        return []
+    close = [a for a, w in weight.items() if a != top and w >= weight[top] - np.log(INK_ODDS)]
+    if own is not None:
+        close = [a for a in close if not prefers(own, inked, asks[top][0], asks[a][0])]
+    if close or len(asks[top]) != 1:
         return []
     return asks[top]
 

@@ -87,6 +87,20 @@ def print_seen(square: np.ndarray, givens: str, digits: dict[int, str], cover: n
                  if d in templates and _match(strokes, i, templates[d], float(lift[i])) > 0.0)
 
 
+def print_matches(square: np.ndarray, givens: str, cells: Iterable[int], cover: np.ndarray | None) -> np.ndarray:
+    """(81, 9): how well each of ``cells`` shows the page's print of each digit (:func:`_match`; NaN where the
+    page shows that digit nowhere clear, and for the cells not asked). Arguments as :func:`print_seen`'s."""
+    lift = np.zeros(81, np.float32) if cover is None else cover
+    strokes = _strokes(square)
+    asked = list(cells)
+    templates = _templates(strokes, givens, set(asked), lift)
+    out = np.full((81, 9), np.nan, np.float32)
+    for i in asked:
+        for d, t in templates.items():
+            out[i, int(d) - 1] = _match(strokes, i, t, float(lift[i]))
+    return out
+
+
 def print_read(square: np.ndarray, givens: str, cells: Iterable[int], cover: np.ndarray | None) -> dict[int, str]:
     """The ``cells`` the page's own print reads as one digit: its best match by ``READ_MARGIN`` over any other.
 
@@ -94,13 +108,31 @@ def print_read(square: np.ndarray, givens: str, cells: Iterable[int], cover: np.
     template well, and a digit the page shows nowhere clear has none: alone, this is no reader; it is a
     third opinion beside the models'.
     """
-    lift = np.zeros(81, np.float32) if cover is None else cover
-    strokes = _strokes(square)
     asked = list(cells)
-    templates = _templates(strokes, givens, set(asked), lift)
+    matches = print_matches(square, givens, asked, cover)
     out = {}
     for i in asked:
-        fits = sorted(((_match(strokes, i, t, float(lift[i])), d) for d, t in templates.items()), reverse=True)
-        if len(fits) > 1 and fits[0][0] > 0.0 and fits[0][0] - fits[1][0] >= READ_MARGIN:
-            out[i] = fits[0][1]
+        known = np.flatnonzero(~np.isnan(matches[i]))
+        if known.size < 2:
+            continue
+        order = known[np.argsort(-matches[i, known])]
+        best, second = matches[i, order[0]], matches[i, order[1]]
+        if best > 0.0 and best - second >= READ_MARGIN:
+            out[i] = str(int(order[0]) + 1)
     return out
+
+
+def prefers(matches: np.ndarray, cells: Iterable[int], one: str, other: str) -> bool:
+    """Whether the page's own print (``matches``, :func:`print_matches`) tells solution ``one`` from ``other``:
+    at one of ``cells`` where they differ it matches ``one``'s digit ``READ_MARGIN`` better, and at none
+    ``other``'s. A cell whose digits the page shows nowhere clear has no say."""
+    said = False
+    for i in cells:
+        a, b = int(one[i]) - 1, int(other[i]) - 1
+        if a == b or np.isnan(matches[i, a]) or np.isnan(matches[i, b]):
+            continue
+        gap = float(matches[i, a] - matches[i, b])
+        if gap <= -READ_MARGIN:
+            return False
+        said = said or gap >= READ_MARGIN
+    return said
