@@ -266,7 +266,7 @@ def restore_unreadable(result: BoardResult, unreadable: tuple[int, ...], core: t
         fit = [s for s in found if all(either[i, int(s[i]) - 1] >= RESTORE for i in inked)]
         # the page's own print of each digit in the inked cells: a third opinion on their faded ink
         matches = (None if pen_page or square is None
-                   else print_matches(square, result.givens, inked, glare_cover(square)))
+                   else print_matches(square, result.givens, unreadable, glare_cover(square)))
         if len(fit) == 1 and not _clear(fit[0], result.givens, inked, either, timeout, matches):
             fit = []
         if len(fit) != 1 and not pen_page:  # (a person's sure entry may be a mistake: no solution is weighed on it)
@@ -362,8 +362,9 @@ def _weighed(givens: str, inked: list[int], either: np.ndarray, timeout: float, 
     differ elsewhere (a doubtful cell no reader sees ink in could still tell those apart). When the
     ``inked`` cells are ``alone`` in doubt (every doubted cell is one of them: no core, no blank-looking or
     faint cell), only the digits that make a puzzle of one solution are weighed: a printed puzzle has one.
-    The page's own print (``own``: :func:`own_print.print_matches`) has a say: a rival it tells from the
-    likeliest does not count, and one it prefers leaves nothing picked.
+    The page's own print (``own``: :func:`own_print.print_matches` of the doubted cells) has a say: a rival it
+    tells from the likeliest does not count, one it prefers leaves nothing picked, and of several solutions
+    that differ where no ink was weighed (a glare's core) it picks the one it tells from every other.
     """
     base = list(givens)
     for i in inked:
@@ -387,9 +388,17 @@ def _weighed(givens: str, inked: list[int], either: np.ndarray, timeout: float, 
     close = [a for a, w in weight.items() if a != top and w >= weight[top] - np.log(INK_ODDS)]
     if own is not None:
         close = [a for a in close if not prefers(own, inked, asks[top][0], asks[a][0])]
-    if close or len(asks[top]) != 1:
+    if close:
         return []
-    return asks[top]
+    if len(asks[top]) > 1 and own is not None:  # they differ where no ink was weighed: a glare's core, perhaps
+        asked = [int(i) for i in np.flatnonzero(~np.isnan(own).all(axis=1))]
+        apart: dict[str, list[str]] = {}  # the solutions by their digits in the cells the print was asked of
+        for s in asks[top]:
+            apart.setdefault("".join(s[i] for i in asked), []).append(s)
+        told = [v[0] for a, v in apart.items()
+                if len(v) == 1 and all(prefers(own, asked, v[0], w[0]) for b, w in apart.items() if b != a)]
+        return told if len(told) == 1 else []
+    return asks[top] if len(asks[top]) == 1 else []
 
 
 def _needed(givens: list[str], cells: list[int], solution: str, timeout: float) -> list[int] | None:
