@@ -281,7 +281,7 @@ def restore_unreadable(result: BoardResult, unreadable: tuple[int, ...], core: t
     givens = list(result.givens)
     conf = None if result.confidence is None else result.confidence.copy()
     restored = set()
-    own = () if pen_page or square is None else print_seen(
+    own = {} if pen_page or square is None else print_seen(
         square, result.givens, {i: result.solution[i] for i in unreadable if result.givens[i] == "."},
         glare_cover(square), unreadable)
     for i in cells:

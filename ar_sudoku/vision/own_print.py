@@ -71,8 +71,9 @@ def _match(strokes: np.ndarray, i: int, template: np.ndarray, lift: float) -> fl
 
 
 def print_seen(square: np.ndarray, givens: str, digits: dict[int, str], cover: np.ndarray | None,
-               skip: Iterable[int] = ()) -> tuple[int, ...]:
-    """The cells of ``digits`` (cell: the solution's digit there) that show the page's print of that digit.
+               skip: Iterable[int] = ()) -> dict[int, float]:
+    """The cells of ``digits`` (cell: the solution's digit there) that show the page's print of that digit,
+    with how well (the normalised correlation).
 
     ``square``: the grid in grey, ``kinds.CELL`` px a cell with ``kinds.MARGIN`` around it;
     ``givens``: the reading's (81 characters, '.' for none), the templates' source, less the cells
@@ -83,8 +84,8 @@ def print_seen(square: np.ndarray, givens: str, digits: dict[int, str], cover: n
     lift = np.zeros(81, np.float32) if cover is None else cover
     strokes = _strokes(square)
     templates = _templates(strokes, givens, set(skip) | set(digits), lift)
-    return tuple(i for i, d in digits.items()
-                 if d in templates and _match(strokes, i, templates[d], float(lift[i])) > 0.0)
+    matched = {i: _match(strokes, i, templates[d], float(lift[i])) for i, d in digits.items() if d in templates}
+    return {i: m for i, m in matched.items() if m > 0.0}
 
 
 def print_matches(square: np.ndarray, givens: str, cells: Iterable[int], cover: np.ndarray | None) -> np.ndarray:
