@@ -300,10 +300,12 @@ def restore_unreadable(result: BoardResult, unreadable: tuple[int, ...], core: t
             continue  # given below, with the core's cells
         elif kinds.kinds[i] == BLANK and printed.digits[i] == 0 and fused.digits[i] == 0 and not weighed:
             restored.add(i)
-    for i in own:
+    for i, match in own.items():
         if i not in restored:
             givens[i] = result.solution[i]
             restored.add(i)
+            if conf is not None:
+                conf[i] = match  # how well it matches the page's print: no model's odds
     if needs:
         needed = _needed(givens, [i for i in needs if i not in restored], result.solution, timeout)
         if needed is None:
