@@ -7,7 +7,7 @@ once the glare's lift ``a`` is allowed for (it leaves ``1 - a`` of it), asks tha
 strong as the page's print, not a blank cell's grain or the reverse page showing through.
 
 On the training photos under glares of peak 0.95 and 1.0 (scratch runs over every cell against the
-truth, 250 photos), ``MATCH`` and ``AMPLITUDE`` together pass 0 of 12,249 blank cells and 89 of the 102
+truth, 250 photos), ``MATCH`` and ``AMPLITUDE`` together pass 0 of 12,249 blank cells and 83 of the 102
 givens the glare lifts 0.9 or more (the models read some of those at no odds at all).
 """
 
@@ -30,8 +30,8 @@ MATCH = 0.55
 # (blank cells that correlate 0.45 or more: median 0.15, at most 0.7; givens: median 1.0)
 AMPLITUDE = 0.7
 CLEAR = 0.2  # templates are cut from the givens whose paper a glare lifts less than this
-# the best match this far above the next digit's reads the cell (the doubted givens under glares of peak 1.0 on
-# the training photos: 257 of 503 read so, 255 right; by 0.05, 354 of 360)
+# the best match this far above the next digit's reads the cell (the training photos' doubted givens under a glare
+# of peak 1.0: 260 of 552 read so, 241 right, most of the rest a digit the page prints nowhere clear; no blank)
 READ_MARGIN = 0.1
 
 
