@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 
 from ar_sudoku.vision.kinds import CELL, MARGIN
-from ar_sudoku.vision.own_print import print_seen
+from ar_sudoku.vision.own_print import print_matches, print_seen, seen_in
 
 PAPER, INK = 150, 40  # grey paper, as a newspaper under a lamp: room above it for a glare's light
 
@@ -68,3 +68,18 @@ def test_the_cells_in_doubt_are_no_template():
     givens = "".join(GIVENS.get(i, ".") for i in range(81))
     assert print_seen(square, givens, {31: "7"}, None, skip=(47, 60)) == {}
     assert list(print_seen(square, givens, {31: "7"}, None)) == [31]
+
+
+def test_the_matches_of_every_digit_give_what_print_seen_gives():
+    """``restore_unreadable`` asks ``print_matches`` of the doubted cells once and reads ``print_seen``'s answer
+    from it (``seen_in``): the same templates, the same cells seen."""
+    faded, blank = 40, 41
+    square = _square({**GIVENS, faded: "3", 49: "7"}, {faded: 0.9, blank: 0.9, 49: 0.5})
+    givens = "".join(GIVENS.get(i, ".") for i in range(81))
+    cover = np.zeros(81, np.float32)
+    cover[[faded, blank, 49]] = 0.9, 0.9, 0.5
+    doubted = (faded, blank, 49)
+    asked = {faded: "3", blank: "7", 49: "7"}
+    seen = print_seen(square, givens, asked, cover, doubted)
+    assert sorted(seen) == [faded, 49]
+    assert seen_in(print_matches(square, givens, doubted, cover), asked) == seen

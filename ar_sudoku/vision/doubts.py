@@ -29,7 +29,7 @@ from ar_sudoku.vision.kinds import (
 )
 from ar_sudoku.vision.kinds import CELL as VIEW_CELL
 from ar_sudoku.vision.kinds import MARGIN as VIEW_MARGIN
-from ar_sudoku.vision.own_print import prefers, print_matches, print_read, print_seen
+from ar_sudoku.vision.own_print import prefers, print_matches, print_read, print_seen, seen_in
 
 SATURATED = 250  # grey level of a washed-out pixel (glare)
 WASHED = 0.4  # share of a cell's middle this bright: nothing can be seen there, it is unreadable
@@ -248,6 +248,7 @@ def restore_unreadable(result: BoardResult, unreadable: tuple[int, ...], core: t
     # weighed: the solution was picked by the doubtful cells' ink (then a cell read blank may still hide a
     # given); needs: the inked cells, when they alone were in doubt (the puzzle is theirs: those it needs are givens)
     unsolved, weighed, needs = result, False, []
+    matches = None  # the page's own print of each digit in the doubted cells, when asked
     if result.message == SEVERAL:
         inked = [i for i in cells
                  if i not in faint and min(printed.probs[i, 0], fused.probs[i, 0], kinds.probs[i, 0]) < INKED]
@@ -264,7 +265,7 @@ def restore_unreadable(result: BoardResult, unreadable: tuple[int, ...], core: t
         if not found:
             found = all_solutions(parse_line(result.givens), PICK_AMONG, timeout) or []
         fit = [s for s in found if all(either[i, int(s[i]) - 1] >= RESTORE for i in inked)]
-        # the page's own print of each digit in the inked cells: a third opinion on their faded ink
+        # the page's own print of each digit in the doubted cells: a third opinion on their faded ink
         matches = (None if pen_page or square is None
                    else print_matches(square, result.givens, unreadable, glare_cover(square)))
         if len(fit) == 1 and not _clear(fit[0], result.givens, inked, either, timeout, matches):
@@ -281,9 +282,9 @@ def restore_unreadable(result: BoardResult, unreadable: tuple[int, ...], core: t
     givens = list(result.givens)
     conf = None if result.confidence is None else result.confidence.copy()
     restored = set()
-    own = {} if pen_page or square is None else print_seen(
-        square, result.givens, {i: result.solution[i] for i in unreadable if result.givens[i] == "."},
-        glare_cover(square), unreadable)
+    blank = {i: result.solution[i] for i in unreadable if result.givens[i] == "."}
+    own = ({} if pen_page or square is None else seen_in(matches, blank) if matches is not None
+           else print_seen(square, result.givens, blank, glare_cover(square), unreadable))
     for i in cells:
         d = int(result.solution[i])
         # sure print is the solution's digit unless a reader sees another digit there (the solution is doubted then)

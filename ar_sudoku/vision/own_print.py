@@ -102,6 +102,11 @@ def print_matches(square: np.ndarray, givens: str, cells: Iterable[int], cover: 
     return out
 
 
+def seen_in(matches: np.ndarray, digits: dict[int, str]) -> dict[int, float]:
+    """:func:`print_seen`'s answer from :func:`print_matches`' (asked of the same cells, the same templates)."""
+    return {i: float(matches[i, int(d) - 1]) for i, d in digits.items() if matches[i, int(d) - 1] > 0.0}
+
+
 def print_read(square: np.ndarray, givens: str, cells: Iterable[int], cover: np.ndarray | None) -> dict[int, str]:
     """The ``cells`` the page's own print reads as one digit: its best match by ``READ_MARGIN`` over any other.
 
