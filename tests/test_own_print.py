@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 
 from ar_sudoku.vision.kinds import CELL, MARGIN
-from ar_sudoku.vision.own_print import print_matches, print_seen, seen_in
+from ar_sudoku.vision.own_print import prefers, print_matches, print_read, print_seen, seen_in
 
 PAPER, INK = 150, 40  # grey paper, as a newspaper under a lamp: room above it for a glare's light
 
@@ -83,3 +83,37 @@ def test_the_matches_of_every_digit_give_what_print_seen_gives():
     seen = print_seen(square, givens, asked, cover, doubted)
     assert sorted(seen) == [faded, 49]
     assert seen_in(print_matches(square, givens, doubted, cover), asked) == seen
+
+
+def test_the_print_tells_two_solutions_apart_only_by_a_margin_above_the_bar():
+    """``prefers``: one solution over another when, where they differ, the print matches its digit ``READ_MARGIN``
+    better and at least ``MATCH``, and nowhere the other's so. A digit the page prints nowhere clear (NaN) has no
+    say, and a cell both fall short at says nothing."""
+    matches = np.full((81, 9), np.nan, np.float32)
+    matches[40, [2, 7]] = 0.8, 0.6  # r5c5: a 3's print, an 8's less so
+    matches[41, [2, 7]] = 0.5, 0.45  # r5c6: neither
+    one, other = ["1"] * 81, ["1"] * 81
+    one[40], other[40] = "3", "8"
+    one[41], other[41] = "8", "3"
+    a, b = "".join(one), "".join(other)
+    assert prefers(matches, (40, 41), a, b) and not prefers(matches, (40, 41), b, a)
+    matches[41, [2, 7]] = 0.8, 0.55  # r5c6 now shows the 3 that ``other`` puts there: the print is torn
+    assert not prefers(matches, (40, 41), a, b) and not prefers(matches, (40, 41), b, a)
+    matches[40, 7] = np.nan  # the page prints no clear 8: r5c5 has no say
+    assert prefers(matches, (40, 41), b, a)
+    matches[40, [2, 7]] = 0.54, 0.3  # the better digit under the bar says nothing
+    matches[41, [2, 7]] = 0.5, 0.5
+    assert not prefers(matches, (40, 41), a, b)
+
+
+def test_the_print_reads_a_faded_given_as_its_digit_and_a_digit_it_has_no_template_of_as_another():
+    """``print_read``: a 7 a glare lifts half the way to white reads 7 against the page's 3s and 7s. A 5, which the
+    page prints nowhere, reads as its likeliest look-alike: alone this is no reader, and ``unreadable_cells`` takes
+    its word only where both models read the same digit."""
+    faded, unknown = 49, 50
+    square = _square({**GIVENS, faded: "7", unknown: "5"}, {faded: 0.5})
+    givens = "".join(GIVENS.get(i, ".") for i in range(81))
+    cover = np.zeros(81, np.float32)
+    cover[faded] = 0.5
+    read = print_read(square, givens, (faded, unknown), cover)
+    assert read[faded] == "7" and read.get(unknown) != "5"

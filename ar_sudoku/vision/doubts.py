@@ -29,7 +29,7 @@ from ar_sudoku.vision.kinds import (
 )
 from ar_sudoku.vision.kinds import CELL as VIEW_CELL
 from ar_sudoku.vision.kinds import MARGIN as VIEW_MARGIN
-from ar_sudoku.vision.own_print import prefers, print_matches, print_read, print_seen, seen_in
+from ar_sudoku.vision.own_print import READ_MARGIN, prefers, print_matches, print_read, print_seen, seen_in
 
 SATURATED = 250  # grey level of a washed-out pixel (glare)
 WASHED = 0.4  # share of a cell's middle this bright: nothing can be seen there, it is unreadable
@@ -171,6 +171,8 @@ def unreadable_cells(square: np.ndarray, kinds: CellKinds, printed: Reading, sur
     clear page stands on a glared one. The photo gets its doubtful cells back once the readable ones
     solve one way only (``restore_unreadable``). Live, the frames vote instead and a frame's reading
     keeps its votes: only the halo cells beside the core, lifted ``LIFTED`` towards white, are doubted.
+    A given both models read alike, not surely, that the page's own print reads so too
+    (:func:`own_print.print_read`, its sure givens the templates) is as good as agreed.
     """
     # a written-on page (entries, or pencil marks): the print model is unsure of pen and pencil
     wide = wide and not pen_or_pencil(kinds)
@@ -285,6 +287,14 @@ def restore_unreadable(result: BoardResult, unreadable: tuple[int, ...], core: t
     blank = {i: result.solution[i] for i in unreadable if result.givens[i] == "."}
     own = ({} if pen_page or square is None else seen_in(matches, blank) if matches is not None
            else print_seen(square, result.givens, blank, glare_cover(square), unreadable))
+    # where a reader sees another digit, the print must tell the solution's from it (else, as print_back has
+    # it, the solution is doubted there: a faded 8 matches a 3's print too)
+    rivals = {i: [e for e in range(9) if e != int(result.solution[i]) - 1 and either[i, e] >= RESTORE] for i in own}
+    if square is not None and any(rivals.values()):
+        if matches is None:
+            matches = print_matches(square, result.givens, unreadable, glare_cover(square))
+        own = {i: m for i, m in own.items() if all(
+            matches[i, int(result.solution[i]) - 1] - matches[i, e] >= READ_MARGIN for e in rivals[i])}
     for i in cells:
         d = int(result.solution[i])
         # sure print is the solution's digit unless a reader sees another digit there (the solution is doubted then)
@@ -346,8 +356,9 @@ def _clear(solution: str, givens: str, inked: list[int], either: np.ndarray, tim
     rivals = [r for r in rivals if any(r[i] != solution[i] for i in unclear)]
     if own is not None and any(prefers(own, unclear, r, solution) for r in rivals):
         return False
-    return all(weight(r) <= mine - np.log(INK_ODDS) or (own is not None and prefers(own, unclear, solution, r))
-               for r in rivals)
+    # the print may discount a rival the ink leaves close, never one the ink prefers
+    return all(weight(r) <= mine - np.log(INK_ODDS) or (own is not None and weight(r) <= mine
+                                                         and prefers(own, unclear, solution, r)) for r in rivals)
 
 
 SURE_INK = 0.9  # a doubtful cell a reader gives one digit these odds is taken as read while the others are weighed
@@ -398,9 +409,14 @@ def _weighed(givens: str, inked: list[int], either: np.ndarray, timeout: float, 
         apart: dict[str, list[str]] = {}  # the solutions by their digits in the cells the print was asked of
         for s in asks[top]:
             apart.setdefault("".join(s[i] for i in asked), []).append(s)
-        told = [v[0] for a, v in apart.items()
-                if len(v) == 1 and all(prefers(own, asked, v[0], w[0]) for b, w in apart.items() if b != a)]
-        return told if len(told) == 1 else []
+        # the one the print tells from every other: the last standing of a knockout, then checked against all
+        groups = list(apart.values())
+        lead = groups[0]
+        for g in groups[1:]:
+            if prefers(own, asked, g[0], lead[0]):
+                lead = g
+        told = len(lead) == 1 and all(prefers(own, asked, lead[0], g[0]) for g in groups if g is not lead)
+        return lead if told else []
     return asks[top] if len(asks[top]) == 1 else []
 
 

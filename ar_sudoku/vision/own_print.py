@@ -42,6 +42,8 @@ def _strokes(square: np.ndarray) -> np.ndarray:
 
 
 def _around(strokes: np.ndarray, i: int, half: int) -> np.ndarray:
+    """The ``2 * half`` px square around cell ``i``'s centre (within the picture for ``half`` up to 40 px: the
+    margin and half a cell)."""
     y = MARGIN + (i // 9) * CELL + CELL // 2
     x = MARGIN + (i % 9) * CELL + CELL // 2
     return strokes[y - half: y + half, x - half: x + half]
@@ -59,15 +61,16 @@ def _templates(strokes: np.ndarray, givens: str, skip: set[int], lift: np.ndarra
 
 def _match(strokes: np.ndarray, i: int, template: np.ndarray, lift: float) -> float:
     """How well cell ``i`` shows ``template``: its normalised correlation (within ``SLACK``), or 0 when its
-    strokes there have less than ``AMPLITUDE`` of the template's contrast the glare's lift leaves."""
+    strokes there have less than ``AMPLITUDE`` of the template's contrast the glare's lift leaves (no ink of
+    that shape is there). ``MATCH`` is the caller's to ask: a digit just under it still has its say against
+    another (a 0.54 is no better than nothing, but no worse than a 0.55 either)."""
     window = _around(strokes, i, HALF + SLACK)
     fit = cv2.matchTemplate(window, template, cv2.TM_CCOEFF_NORMED)
     y, x = np.unravel_index(int(fit.argmax()), fit.shape)
     here = window[y: y + 2 * HALF, x: x + 2 * HALF]
     t = template - template.mean()
     contrast = float(((here - here.mean()) * t).sum() / (t * t).sum())
-    best = float(fit.max())
-    return best if best >= MATCH and contrast >= AMPLITUDE * (1.0 - lift) else 0.0
+    return float(fit.max()) if contrast >= AMPLITUDE * (1.0 - lift) else 0.0
 
 
 def print_seen(square: np.ndarray, givens: str, digits: dict[int, str], cover: np.ndarray | None,
@@ -85,12 +88,13 @@ def print_seen(square: np.ndarray, givens: str, digits: dict[int, str], cover: n
     strokes = _strokes(square)
     templates = _templates(strokes, givens, set(skip) | set(digits), lift)
     matched = {i: _match(strokes, i, templates[d], float(lift[i])) for i, d in digits.items() if d in templates}
-    return {i: m for i, m in matched.items() if m > 0.0}
+    return {i: m for i, m in matched.items() if m >= MATCH}
 
 
 def print_matches(square: np.ndarray, givens: str, cells: Iterable[int], cover: np.ndarray | None) -> np.ndarray:
-    """(81, 9): how well each of ``cells`` shows the page's print of each digit (:func:`_match`; NaN where the
-    page shows that digit nowhere clear, and for the cells not asked). Arguments as :func:`print_seen`'s."""
+    """(81, 9): how well each of ``cells`` shows the page's print of each digit (:func:`_match`: ``MATCH`` not
+    asked; NaN where the page shows that digit nowhere clear, and for the cells not asked). Arguments as
+    :func:`print_seen`'s."""
     lift = np.zeros(81, np.float32) if cover is None else cover
     strokes = _strokes(square)
     asked = list(cells)
@@ -104,7 +108,7 @@ def print_matches(square: np.ndarray, givens: str, cells: Iterable[int], cover: 
 
 def seen_in(matches: np.ndarray, digits: dict[int, str]) -> dict[int, float]:
     """:func:`print_seen`'s answer from :func:`print_matches`' (asked of the same cells, the same templates)."""
-    return {i: float(matches[i, int(d) - 1]) for i, d in digits.items() if matches[i, int(d) - 1] > 0.0}
+    return {i: float(matches[i, int(d) - 1]) for i, d in digits.items() if matches[i, int(d) - 1] >= MATCH}
 
 
 def print_read(square: np.ndarray, givens: str, cells: Iterable[int], cover: np.ndarray | None) -> dict[int, str]:
@@ -123,22 +127,22 @@ def print_read(square: np.ndarray, givens: str, cells: Iterable[int], cover: np.
             continue
         order = known[np.argsort(-matches[i, known])]
         best, second = matches[i, order[0]], matches[i, order[1]]
-        if best > 0.0 and best - second >= READ_MARGIN:
+        if best >= MATCH and best - second >= READ_MARGIN:
             out[i] = str(int(order[0]) + 1)
     return out
 
 
 def prefers(matches: np.ndarray, cells: Iterable[int], one: str, other: str) -> bool:
     """Whether the page's own print (``matches``, :func:`print_matches`) tells solution ``one`` from ``other``:
-    at one of ``cells`` where they differ it matches ``one``'s digit ``READ_MARGIN`` better, and at none
-    ``other``'s. A cell whose digits the page shows nowhere clear has no say."""
+    at one of ``cells`` where they differ it matches ``one``'s digit ``READ_MARGIN`` better (and at least
+    ``MATCH``), and at none ``other``'s so. A cell whose digits the page shows nowhere clear has no say."""
     said = False
     for i in cells:
         a, b = int(one[i]) - 1, int(other[i]) - 1
         if a == b or np.isnan(matches[i, a]) or np.isnan(matches[i, b]):
             continue
         gap = float(matches[i, a] - matches[i, b])
-        if gap <= -READ_MARGIN:
+        if gap <= -READ_MARGIN and matches[i, b] >= MATCH:
             return False
-        said = said or gap >= READ_MARGIN
+        said = said or (gap >= READ_MARGIN and matches[i, a] >= MATCH)
     return said
