@@ -29,7 +29,7 @@ from ar_sudoku.vision.kinds import (
 )
 from ar_sudoku.vision.kinds import CELL as VIEW_CELL
 from ar_sudoku.vision.kinds import MARGIN as VIEW_MARGIN
-from ar_sudoku.vision.own_print import READ_MARGIN, prefers, print_matches, print_read, print_seen, seen_in
+from ar_sudoku.vision.own_print import prefers, print_matches, print_read, print_seen, seen_in
 
 SATURATED = 250  # grey level of a washed-out pixel (glare)
 WASHED = 0.4  # share of a cell's middle this bright: nothing can be seen there, it is unreadable
@@ -287,14 +287,6 @@ def restore_unreadable(result: BoardResult, unreadable: tuple[int, ...], core: t
     blank = {i: result.solution[i] for i in unreadable if result.givens[i] == "."}
     own = ({} if pen_page or square is None else seen_in(matches, blank) if matches is not None
            else print_seen(square, result.givens, blank, glare_cover(square), unreadable))
-    # where a reader sees another digit, the print must tell the solution's from it (else, as print_back has
-    # it, the solution is doubted there: a faded 8 matches a 3's print too)
-    rivals = {i: [e for e in range(9) if e != int(result.solution[i]) - 1 and either[i, e] >= RESTORE] for i in own}
-    if square is not None and any(rivals.values()):
-        if matches is None:
-            matches = print_matches(square, result.givens, unreadable, glare_cover(square))
-        own = {i: m for i, m in own.items() if all(
-            matches[i, int(result.solution[i]) - 1] - matches[i, e] >= READ_MARGIN for e in rivals[i])}
     for i in cells:
         d = int(result.solution[i])
         # sure print is the solution's digit unless a reader sees another digit there (the solution is doubted then)
