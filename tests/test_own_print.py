@@ -117,3 +117,25 @@ def test_the_print_reads_a_faded_given_as_its_digit_and_a_digit_it_has_no_templa
     cover[faded] = 0.5
     read = print_read(square, givens, (faded, unknown), cover)
     assert read[faded] == "7" and read.get(unknown) != "5"
+
+
+def test_the_print_breaks_a_tie_the_ink_leaves_but_never_overturns_the_ink():
+    """``doubts._clear`` on a puzzle whose four doubted cells (r4c6, r4c9, r5c6, r5c9) form a rectangle the
+    readable cells leave two ways round (1 3 / 3 1 or 3 1 / 1 3). With the ink even, the page's print of r5c6
+    (a 3's, not a 1's) makes the reading's own way clear; where the ink makes the other way likelier (r4c6 reads
+    3 at 0.5, 1 at 0.2), the print does not overturn it."""
+    from conftest import EASY_SOLUTION
+
+    from ar_sudoku.vision.doubts import _clear
+
+    corners = [32, 35, 41, 44]
+    givens = "".join("." if i in corners else d for i, d in enumerate(EASY_SOLUTION))
+    assert [EASY_SOLUTION[i] for i in corners] == ["1", "3", "3", "1"]
+    either = np.full((81, 9), 0.01, np.float32)
+    either[corners, 0] = either[corners, 2] = 0.3  # each corner a 1 or a 3, even odds
+    matches = np.full((81, 9), np.nan, np.float32)
+    matches[41, [0, 2]] = 0.5, 0.8  # r5c6 shows the page's 3 better than its 1
+    assert not _clear(EASY_SOLUTION, givens, corners, either, 1.0)
+    assert _clear(EASY_SOLUTION, givens, corners, either, 1.0, matches)
+    either[32, [0, 2]] = 0.2, 0.5  # the ink now prefers the other way round
+    assert not _clear(EASY_SOLUTION, givens, corners, either, 1.0, matches)
