@@ -523,3 +523,43 @@ def test_a_track_started_on_part_of_the_grid_takes_the_whole_grid_once_its_readi
     assert got.corners is not None
     near_whole = float(np.abs(got.corners - q).max()) < 0.02 * 380
     assert near_whole == doubtful and got.slipped == doubtful
+
+
+def test_the_whole_grid_taken_after_a_part_is_judged_sharp_by_its_own_frames_not_the_parts():
+    """The locator judges a frame streaked by the grid's evenness against the board's recent frames. A page
+    sliding in, tracked on a part of its grid and then taken whole (a slip to an outline of another size), had
+    the part's frames as its measure: a part can look more even than the whole, and every sharp frame of the
+    whole was "streaked", never read (held-out room video, seed 7: 23 frames without an answer). Another
+    outline starts its own measure; a board that only moved keeps its own."""
+    from ar_sudoku.ar.locator import BLUR, BoardLocator
+
+    q = quad((W / 2, H / 2), 380, 3, 0.05)
+    frame = place(*page(A.puzzle, seed=1), q, background((W, H), 3), 0.6)
+    flat = np.float32([[0, 0], [9, 0], [9, 9], [0, 9]])
+    part = cv2.perspectiveTransform(np.float32([[[1, 1], [7, 1], [7, 8], [1, 8]]]),
+                                    cv2.getPerspectiveTransform(flat, q)).reshape(4, 2)
+    loc = BoardLocator()
+    loc.prepare(frame, None)
+    loc.restart(part)
+    loc.moved_to(part)
+    # the part's frames: as even as the part is (not streaked itself), more than the whole grid
+    usual = 0.995 * loc._evenness(part) / BLUR
+    assert loc._evenness(q) < BLUR * usual
+    loc.evenness.extend([usual] * 10)
+    loc.edges.extend([loc._edge_level(part)] * 10)
+    loc.prepare(frame, None)
+    got = loc.locate(1, settled=False, doubtful=True)
+    assert got.slipped and got.corners is not None
+    assert loc.steady(got.corners, got.detected)
+
+    moved = BoardLocator()  # the whole grid tracked 15% of its size off, found again where it is: it moved
+    moved.prepare(frame, None)
+    at = q + np.float32([0.15 * 380, 0])
+    moved.restart(at)
+    moved.moved_to(at)
+    moved.evenness.extend([min(moved._evenness(at), moved._evenness(q))] * 10)
+    moved.edges.extend([min(moved._edge_level(at), moved._edge_level(q))] * 10)
+    moved.prepare(frame, None)
+    again = moved.locate(1, settled=False)
+    assert again.slipped and again.corners is not None
+    assert len(moved.evenness) >= 10  # its own frames kept

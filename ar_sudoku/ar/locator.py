@@ -40,6 +40,7 @@ class Located:
 
 NEAR = 0.3  # of the board's side: the margin around it that a near-only locator searches
 NEAR_SIDE = 320  # px: the board's size in the picture a near-only locator searches, when it is larger
+RESIZED = 1.1  # a slipped board whose size changed by more than this factor is another outline, not the board moved
 BLUR = 0.93  # evenness below this share of the board's usual: the frame is streaked, not read
 FADED = 0.25  # a cell's paper lifted this far from the page's towards white: a glare fades its print
 SPOT_CELLS = 30  # more cells lifted than this (over a third of the grid): the light on the page, not a spot
@@ -243,6 +244,12 @@ class BoardLocator:
             motion = None
         self.restart(det, motion)
         slipped = ref is not None and float(np.abs(det - ref).max()) > 0.08 * side(det)
+        if slipped and ref is not None and not 1 / RESIZED < side(det) / side(ref) < RESIZED:
+            # another outline, not the board moved: a part of a grid sliding into view, now seen whole. The
+            # usual blur measured on that part is no measure of this grid (a part of a grid is more even than
+            # the whole: room video seed 7's third page stood 23 sharp frames "streaked" once in full view)
+            self.evenness.clear()
+            self.edges.clear()
         return Located(det, True, slipped)
 
     def _hold(self, prev: np.ndarray | None, held: int) -> Located:
