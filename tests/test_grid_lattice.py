@@ -153,7 +153,7 @@ def test_a_flat_grid_whose_outline_is_a_corner_off_is_fitted_flat_on_its_lines(r
 
 def test_a_fit_bent_off_the_grid_is_scored_as_its_cells_would_be_cut_and_a_curled_pages_by_its_corners():
     """Under a streak (``grid._search``) a curled fit found on the shaken picture is weighed against the grid
-    found with the streak taken out, each by ``_clear_score``. A fit whose corners are the grid's but whose
+    found with the streak taken out by ``_clear_score``. A fit whose corners are the grid's but whose
     crossings wander off its lines (held-out image1055 under the benchmark's 7 px streak: its rows bent onto the
     digits' smears) scored as well as the true grid by its corners alone, and was kept; it now scores as its
     cells would be cut. A curled page's own fit, whose crossings follow its lines better than its corners' flat
@@ -173,6 +173,9 @@ def test_a_fit_bent_off_the_grid_is_scored_as_its_cells_would_be_cut_and_a_curle
     assert wandering.bent
     assert G.structure_score(gray, wandering.corners) == pytest.approx(G._clear_score(gray, found, 1.0))
     assert G._clear_score(gray, wandering, 1.0) < G._clear_score(gray, found, 1.0) - 5 * G.STREAK_GAIN
+    # found at twice this picture's size (a 12 MP photo searched at its working size): scored alike
+    doubled = G.GridQuad(wandering.corners * 2, wandering.score, lat * 2)
+    assert G._clear_score(gray, doubled, 0.5) == pytest.approx(G._clear_score(gray, wandering, 1.0))
 
     curled_picture, _ = bend(flat_picture, q, 0.05, lean=0.06, axis=0)
     curled_gray = G.to_gray(curled_picture)

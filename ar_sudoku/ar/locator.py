@@ -40,7 +40,7 @@ class Located:
 
 NEAR = 0.3  # of the board's side: the margin around it that a near-only locator searches
 NEAR_SIDE = 320  # px: the board's size in the picture a near-only locator searches, when it is larger
-RESIZED = 1.1  # a slipped board whose size changed by more than this factor is another outline, not the board moved
+RESIZED = 1.1  # a slipped board whose size (``size``) changed by more than this factor is another outline, not a move
 BLUR = 0.93  # evenness below this share of the board's usual: the frame is streaked, not read
 FADED = 0.25  # a cell's paper lifted this far from the page's towards white: a glare fades its print
 SPOT_CELLS = 30  # more cells lifted than this (over a third of the grid): the light on the page, not a spot
@@ -61,6 +61,11 @@ def _surrounds(outer: np.ndarray, inner: np.ndarray) -> bool:
     margin = 0.02 * side(inner)
     inside = all(cv2.pointPolygonTest(poly, (float(x), float(y)), True) > -margin for x, y in inner)
     return inside and cv2.contourArea(poly) > 1.15 * cv2.contourArea(inner.astype(np.float32).reshape(-1, 1, 2))
+
+
+def size(corners: np.ndarray) -> float:
+    """The grid's size whichever way it is tilted: the square root of its area."""
+    return float(np.sqrt(abs(cv2.contourArea(np.asarray(corners, np.float32).reshape(-1, 1, 2)))))
 
 
 def side(corners: np.ndarray) -> float:
@@ -90,6 +95,8 @@ class BoardLocator:
         self.evenness: deque[float] = deque(maxlen=30)  # the board's last frames' ``cells.evenness``
         self.edges: deque[float] = deque(maxlen=30)  # ... and their edges' strength (``_edge_level``)
         self.held = 0  # frames in a row the board has been held (``COAST``), not tracked or detected
+        # the board's outline changed size (``RESIZED``): its frames are not judged sharp until they alone can judge
+        self.relearning = False
         # this frame's squared-up grid and its edges, by where the board is: the blur, streak, ink and glare
         # looks of one frame share them (each of those looks runs on every frame)
         self._squares: dict[bytes, np.ndarray] = {}
@@ -196,6 +203,7 @@ class BoardLocator:
         self.evenness.clear()
         self.edges.clear()
         self.held = 0
+        self.relearning = False
 
     def locate(self, frame_index: int, settled: bool, doubtful: bool = False, precise: bool = False,
                agreeing: bool = False) -> Located:
@@ -244,12 +252,14 @@ class BoardLocator:
             motion = None
         self.restart(det, motion)
         slipped = ref is not None and float(np.abs(det - ref).max()) > 0.08 * side(det)
-        if slipped and ref is not None and not 1 / RESIZED < side(det) / side(ref) < RESIZED:
+        if slipped and ref is not None and not 1 / RESIZED < size(det) / size(ref) < RESIZED:
             # another outline, not the board moved: a part of a grid sliding into view, now seen whole. The
             # usual blur measured on that part is no measure of this grid (a part of a grid is more even than
-            # the whole: room video seed 7's third page stood 23 sharp frames "streaked" once in full view)
+            # the whole: held-out room video seed 7's third page stood 23 sharp frames "streaked" once in full
+            # view); its own frames are, once there are enough of them to judge by (``blurred``)
             self.evenness.clear()
             self.edges.clear()
+            self.relearning = True
         return Located(det, True, slipped)
 
     def _hold(self, prev: np.ndarray | None, held: int) -> Located:
@@ -280,12 +290,17 @@ class BoardLocator:
         return float(np.abs(corners - self.last_corners).max()) < 0.03 * side(corners)
 
     def blurred(self, corners: np.ndarray) -> bool:
-        """The grid's edges less even across and down than on the board's recent frames: a motion streak."""
+        """The grid's edges less even across and down than on the board's recent frames: a motion streak. While
+        a resized board is ``relearning`` (too few of its own frames to judge by), every frame counts as blurred:
+        a hand still shaking after a fast move must not be read unjudged."""
         now = self._evenness(corners)
         usual = statistics.median(self.evenness) if len(self.evenness) >= 5 else None
         self.evenness.append(now)
         self.edges.append(self._edge_level(corners))
-        return usual is not None and now < BLUR * usual
+        if usual is None:
+            return self.relearning
+        self.relearning = False
+        return now < BLUR * usual
 
     def _streaked(self, corners: np.ndarray) -> bool:
         """``blurred``, without counting the frame in the board's usual evenness; or the grid's edges much

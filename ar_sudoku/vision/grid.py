@@ -890,8 +890,10 @@ def _search(gray: np.ndarray, min_score: float = 0.25, min_area: float = 0.02, a
                                                               agreeing, searched)
     assert streak is not None and clear is not None
     # a grid already found (part of the grid, or a grid a column off: the streak smeared its lines) is
-    # replaced only by one that looks clearly more like a grid, both scored on the clear picture (``_clear_score``)
-    if first is not None and _clear_score(clear, again[0], scale) < _clear_score(clear, first, scale) + STREAK_GAIN:
+    # replaced only by one that looks clearly more like a grid on the clear picture: the new one by its corners
+    # (its crossings, if curled, were fitted on the streaked picture), the first as ``_clear_score`` says
+    if first is not None and (structure_score(clear, again[0].corners * scale)
+                              < _clear_score(clear, first, scale) + STREAK_GAIN):
         return searched
     if not precise:
         return again
@@ -907,15 +909,13 @@ def _search(gray: np.ndarray, min_score: float = 0.25, min_area: float = 0.02, a
 
 
 def _clear_score(clear: np.ndarray, quad: GridQuad, scale: float) -> float:
-    """How much ``quad`` (found at ``1 / scale`` of the size of ``clear``, the picture with the streak taken out)
-    looks like a grid there: a curled fit by the worse of its corners and its crossings.
+    """How much the grid first found (``quad``, in full-size pixels; ``clear`` at ``scale`` of them, the streak
+    taken out) looks like a grid on the clear picture: a curled fit by the worse of its corners and its crossings.
 
-    Its own score, on the streaked picture, flatters a fit the streak's ghosts bent off the grid; through its
-    crossings alone, a fit over part of the grid bends onto the lines it holds (train image1 under an 11 px
-    streak: two boxes of three). By its corners alone, a fit whose corners are the grid's may have its crossings
-    on the digits' smears (held-out image1055 under the benchmark's 7 px streak: bent a cell, 0.56 by its corners,
-    0.31 as its cells would be cut, a row a cell off at one side): crossings that fit the lines worse than the
-    flat grid of their own corners are bent off the grid, not by a curled page (whose corners alone score less).
+    Its own score, on the streaked picture, flatters a fit the streak's ghosts bent; by its corners alone, a fit on
+    the grid's corners may have its crossings on the digits' smears (held-out image1055 under the benchmark's 7 px
+    streak: 0.56 by its corners, 0.31 as its cells would be cut). A curled page's crossings fit its lines better
+    than its corners' flat grid does: it keeps its corners' score, as before.
     """
     outline = structure_score(clear, quad.corners * scale)
     if not quad.bent or quad.lattice is None:
