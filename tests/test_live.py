@@ -502,6 +502,17 @@ def test_a_burst_of_motion_blur_keeps_the_board_and_its_answer_and_a_bare_table_
     assert all(r.corners is None and r.solution is None for r in results[28:])
 
 
+def _grid_and_part() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A frame of puzzle A, its grid's corners, and the corners of a part of it (between box lines): where a
+    page sliding in may start its track."""
+    q = quad((W / 2, H / 2), 380, 3, 0.05)
+    frame = place(*page(A.puzzle, seed=1), q, background((W, H), 3), 0.6)
+    flat = np.float32([[0, 0], [9, 0], [9, 9], [0, 9]])
+    part = cv2.perspectiveTransform(np.float32([[[1, 1], [7, 1], [7, 8], [1, 8]]]),
+                                    cv2.getPerspectiveTransform(flat, q)).reshape(4, 2)
+    return q, frame, part
+
+
 @pytest.mark.parametrize("doubtful", [False, True])
 def test_a_track_started_on_part_of_the_grid_takes_the_whole_grid_once_its_reading_has_no_solution(doubtful):
     """A page sliding in can start the track on a part of its grid (between box lines), and a grid detected
@@ -509,11 +520,7 @@ def test_a_track_started_on_part_of_the_grid_takes_the_whole_grid_once_its_readi
     of the part has no solution (``doubtful``), so the board is read afresh on the whole grid."""
     from ar_sudoku.ar.locator import BoardLocator
 
-    q = quad((W / 2, H / 2), 380, 3, 0.05)
-    frame = place(*page(A.puzzle, seed=1), q, background((W, H), 3), 0.6)
-    flat = np.float32([[0, 0], [9, 0], [9, 9], [0, 9]])
-    part = cv2.perspectiveTransform(np.float32([[[1, 1], [7, 1], [7, 8], [1, 8]]]),
-                                    cv2.getPerspectiveTransform(flat, q)).reshape(4, 2)
+    q, frame, part = _grid_and_part()
     loc = BoardLocator()
     loc.prepare(frame, None)
     loc.restart(part)
@@ -534,11 +541,7 @@ def test_the_whole_grid_taken_after_a_part_is_judged_sharp_by_its_own_frames_not
     may still shake); a board that only moved keeps its own."""
     from ar_sudoku.ar.locator import BLUR, BoardLocator
 
-    q = quad((W / 2, H / 2), 380, 3, 0.05)
-    frame = place(*page(A.puzzle, seed=1), q, background((W, H), 3), 0.6)
-    flat = np.float32([[0, 0], [9, 0], [9, 9], [0, 9]])
-    part = cv2.perspectiveTransform(np.float32([[[1, 1], [7, 1], [7, 8], [1, 8]]]),
-                                    cv2.getPerspectiveTransform(flat, q)).reshape(4, 2)
+    q, frame, part = _grid_and_part()
     loc = BoardLocator()
     loc.prepare(frame, None)
     loc.restart(part)
