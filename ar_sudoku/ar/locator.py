@@ -251,16 +251,21 @@ class BoardLocator:
         else:
             motion = None
         self.restart(det, motion)
-        slipped = ref is not None and float(np.abs(det - ref).max()) > 0.08 * side(det)
-        if slipped and ref is not None and not 1 / RESIZED < size(det) / size(ref) < RESIZED:
-            # another outline, not the board moved: a part of a grid sliding into view, now seen whole. The
-            # usual blur measured on that part is no measure of this grid (a part of a grid is more even than
-            # the whole: held-out room video seed 7's third page stood 23 sharp frames "streaked" once in full
-            # view); its own frames are, once there are enough of them to judge by (``blurred``)
+        return Located(det, True, ref is not None and self._slipped(det, ref))
+
+    def _slipped(self, det: np.ndarray, ref: np.ndarray) -> bool:
+        """Whether the board detected at ``det`` is far from where it was (``ref``). A slip to an outline of
+        another size (``RESIZED``) is another outline, not the board moved: a part of a grid sliding into view,
+        now seen whole. The usual blur measured on that part is no measure of this grid (a part of a grid is
+        more even than the whole: held-out room video seed 7's third page stood 23 sharp frames "streaked" once
+        in full view); its own frames are, once there are enough of them to judge by (``blurred``)."""
+        if float(np.abs(det - ref).max()) <= 0.08 * side(det):
+            return False
+        if not 1 / RESIZED < size(det) / size(ref) < RESIZED:
             self.evenness.clear()
             self.edges.clear()
             self.relearning = True
-        return Located(det, True, slipped)
+        return True
 
     def _hold(self, prev: np.ndarray | None, held: int) -> Located:
         """A settled board neither tracked nor detected: it is where it last was, for at most ``COAST`` frames in
