@@ -34,6 +34,7 @@ from ar_sudoku.vision.lattice import (
     refine,
     rotate,
 )
+from ar_sudoku.vision.stats import percentile, percentiles
 from ar_sudoku.vision.yuv import I420
 
 WORK_SIZE = 640  # long side of the image the search runs on
@@ -43,6 +44,11 @@ CLEAR_SCORE = 0.45  # a structure score above this needs no second opinion
 SHARPEN, SHARPEN_SIGMA = 2.0, 3.0  # an unsharp mask (amount, Gaussian px at the working size) for a defocused photo
 SOLID_CELLS = 20  # cells mostly ink that make a grid found sharpened no Sudoku (a chessboard's squares)
 STREAK_GAIN = 0.1  # how much more the grid found with a shaken camera's streak taken out must look like one
+# A working picture whose paper's typical Laplacian is above this share of its contrast is speckled by a dim
+# room's sensor noise (train photos as taken, blurred, shaken, small or in a shadow: at most 0.073; in the
+# benchmark's dim rooms 0.05-0.27 at a quarter of the light, 0.06-0.48 at 0.18) ...
+SPECKLED = 0.08
+SPECKLE_SIGMA = 1.5  # ... and, when no pass finds a grid in it, is searched once more smoothed by this Gaussian (px)
 CLEAR, FLAT, ALL = 0, 1, 2  # the passes of a search: the first two, every flat one, every one
 
 
@@ -882,6 +888,12 @@ def _search(gray: np.ndarray, min_score: float = 0.25, min_area: float = 0.02, a
     first = searched[0]
     if (first is not None and first.score >= CLEAR_SCORE) or not streaked or passes != ALL:
         return searched
+    if first is None and speckle(small) > SPECKLED:
+        # a dim room's speckle breaks the thresholded outline into pieces; smoothed, its lines join again
+        quiet = _look(gray, cv2.GaussianBlur(small, (0, 0), SPECKLE_SIGMA), scale, min_score, min_area, allow_cut,
+                      precise, passes, agreeing)
+        if quiet[0] is not None:
+            return quiet
     streak = picture_streak(small)
     clear = None if streak is None else deconvolve(small, streak)
     again = None if clear is None else _look(gray, clear, scale, min_score, min_area, allow_cut, False, passes)
@@ -906,6 +918,17 @@ def _search(gray: np.ndarray, min_score: float = 0.25, min_area: float = 0.02, a
     sharp = gray.copy()
     sharp[y0:y1, x0:x1] = deconvolve(gray[y0:y1, x0:x1], streak.scaled(1 / scale))
     return _look(sharp, clear, scale, min_score, min_area, allow_cut, precise, passes, agreeing)
+
+
+def speckle(small: np.ndarray) -> float:
+    """The paper's typical Laplacian over the picture's contrast (as :func:`ar_sudoku.vision.kinds.paper_noise`
+    measures a grid's): a sensor's noise in a dim room, a screen's moire. Every fourth pixel of every fourth row
+    tells the same levels at a sixteenth of the sorting."""
+    lap = np.abs(cv2.Laplacian(small.astype(np.float32), cv2.CV_32F))[::4, ::4]
+    sample = small[::4, ::4].astype(np.float32)
+    lo, hi = percentiles(sample, [2, 90])
+    paper = sample > lo + 0.8 * (hi - lo)
+    return percentile(lap[paper], 50) / max(float(hi - lo), 1.0) if paper.any() else 0.0
 
 
 def _clear_score(clear: np.ndarray, quad: GridQuad, scale: float) -> float:
