@@ -47,14 +47,12 @@ def _motion_kernel(length: float, angle: float) -> np.ndarray:
     return k / max(float(k.sum()), 1e-6)
 
 
-def camera(img: np.ndarray, rng: random.Random, grid_px: float, strength: float = 1.0, dark: float = 0.0) -> Shot:
+def camera(img: np.ndarray, rng: random.Random, grid_px: float, strength: float = 1.0) -> Shot:
     """``img`` (uint8 grey or BGR) as a random real camera in a random room might have delivered it.
 
     ``grid_px`` is the grid's side in the picture: blur, motion and down-scaling are drawn
     relative to the cell, so a 12 MP photo and a 640 px one are hurt alike. ``strength`` < 1
-    makes every effect rarer. ``dark``: the share of dim rooms that are darker still, 20-80 electrons
-    reaching the sensor for white paper (log-uniform; eval_robust's ``dim`` has 60, ``dim_dark``, as dark as
-    the issue's dim room, 31); 0 draws exactly what it drew before the option.
+    makes every effect rarer.
     """
     nrng = np.random.default_rng(rng.randrange(2**32))
     p = lambda q: rng.random() < q * strength  # noqa: E731
@@ -96,8 +94,6 @@ def camera(img: np.ndarray, rng: random.Random, grid_px: float, strength: float 
         expo = rng.uniform(0.08, 0.6)
         sig = np.clip(f, 0, 255) / 255 * expo
         photons = rng.uniform(150, 2500)  # full-well-ish electrons at white: fewer, noisier
-        if dark and rng.random() < dark:  # a darker room: the white that reaches the sensor drawn directly
-            photons = float(np.exp(rng.uniform(np.log(20.0), np.log(80.0)))) / expo
         sig = nrng.poisson(sig * photons).astype(np.float32) / photons
         sig = sig + nrng.normal(0, rng.uniform(0.002, 0.012), sig.shape).astype(np.float32)
         gain = rng.uniform(0.25, 1.0) / expo  # auto-exposure may leave the picture dark

@@ -113,7 +113,7 @@ def grid_crop(img: np.ndarray, corners: np.ndarray, cell: int = CELL) -> tuple[n
 
 
 def photo_views(args: tuple[Sample, int, int, float], cell: int = CELL,
-                margin: int = MARGIN, dark: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+                margin: int = MARGIN) -> tuple[np.ndarray, np.ndarray]:
     """Views of one photo: the true corners, then ``jitters - 1`` jittered ones (sigma 5% of a cell).
 
     The jittered views are also put through a random camera and room (``degrade.camera``) with
@@ -128,7 +128,7 @@ def photo_views(args: tuple[Sample, int, int, float], cell: int = CELL,
         c = corners if j == 0 else jitter(corners, rng, 0.05)
         labels = s.labels
         if j and rng.random() < degraded:
-            shot = camera(img, rng, float(np.ptp(corners, axis=0).max()), dark=dark)
+            shot = camera(img, rng, float(np.ptp(corners, axis=0).max()))
             c = c * np.float32(shot.scale)
             labels = np.where(glared_cells(shot.glare, c), -1, labels)
             xs.append(cell_views(cv2.cvtColor(shot.image, cv2.COLOR_BGR2GRAY), c, cell=cell, margin=margin))
@@ -338,7 +338,7 @@ def _candidates(rng: random.Random, glyphs: Glyphs, layer: np.ndarray, x0: int, 
 
 
 def synth_views(args: tuple[int, int, Glyphs, float], cell: int = CELL,
-                margin: int = MARGIN, dark: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+                margin: int = MARGIN) -> tuple[np.ndarray, np.ndarray]:
     """``pages`` synthetic pages through ``cell_views`` with jittered corners, a share ``degraded``
     of them through a random camera and room first (``degrade.camera``)."""
     pages, seed, glyphs, degraded = args
@@ -348,7 +348,7 @@ def synth_views(args: tuple[int, int, Glyphs, float], cell: int = CELL,
         pic, corners, labels = synth_page(rng, glyphs)
         corners = jitter(corners, rng, 0.05)
         if rng.random() < degraded:
-            shot = camera(pic, rng, float(np.ptp(corners, axis=0).max()), dark=dark)
+            shot = camera(pic, rng, float(np.ptp(corners, axis=0).max()))
             pic, corners = shot.image, corners * np.float32(shot.scale)
             labels = np.where(glared_cells(shot.glare, corners), -1, labels)
         xs.append(cell_views(pic, corners, cell=cell, margin=margin))
@@ -488,8 +488,6 @@ def main() -> int:
     ap.add_argument("--mixed-jitters", type=int, default=2, help="corner-jittered views per mixed photo")
     ap.add_argument("--degraded", type=float, default=0.6,
                     help="share of synthetic pages and jittered photo views put through a random camera and room")
-    ap.add_argument("--dark", type=float, default=0.0,
-                    help="share of the degraded dim rooms that are darker still (degrade.camera's dark)")
     ap.add_argument("--epochs", type=int, default=10)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workers", type=int, default=2)
@@ -505,8 +503,8 @@ def main() -> int:
     args = ap.parse_args()
     view = view_side(args.cell, args.margin)
     # the views' geometry, handed to every worker (a partial pickles, so it holds under spawn too)
-    synth_fn = partial(synth_views, cell=args.cell, margin=args.margin, dark=args.dark)
-    photo_fn = partial(photo_views, cell=args.cell, margin=args.margin, dark=args.dark)
+    synth_fn = partial(synth_views, cell=args.cell, margin=args.margin)
+    photo_fn = partial(photo_views, cell=args.cell, margin=args.margin)
     widths = tuple(int(w) for w in args.widths.split(","))
 
     t0 = time.time()

@@ -49,20 +49,3 @@ def test_print_in_a_shadow_is_still_cut_as_ink():
     cut = cut_cells(warp_grid(shaded, QUAD)).has_ink
     assert clean.sum() == sum(ch != "." for ch in EASY)
     assert np.array_equal(cut, clean)
-
-
-def test_darker_rooms_are_drawn_only_when_asked_and_are_noisier():
-    """``dark`` 0 draws exactly the pictures drawn before the option (a shipped model's command reruns as it
-    did); asked for, the dim rooms drawn are noisier (a blank page's grain, over the pictures that were dimmed)."""
-    page = np.full((240, 320, 3), 200, np.uint8)
-    for seed in range(5):
-        before = camera(page, random.Random(seed), grid_px=200.0)
-        again = camera(page, random.Random(seed), grid_px=200.0, dark=0.0)
-        assert np.array_equal(before.image, again.image)
-
-    def grain(dark: float) -> float:
-        rng = random.Random(11)
-        shots = [camera(page, rng, grid_px=200.0, strength=2.0, dark=dark).image for _ in range(60)]
-        return float(np.median([cv2.Laplacian(s, cv2.CV_32F).std() for s in shots]))
-
-    assert grain(1.0) > 1.2 * grain(0.0)
