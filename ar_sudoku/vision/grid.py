@@ -856,8 +856,8 @@ def find_grid(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.02
     grid rebuilt from its boxes or cells (an outline merged with other print).
     ``passes=CLEAR`` stops after the first two, ``FLAT`` before the curled and cut
     ones: quicker looks (the live page's probe for a new puzzle beside those it tracks).
-    A photo (``allow_cut``) in which no pass finds a grid is searched once more with a shaken
-    camera's streak taken out, when it shows one.
+    A photo (``allow_cut``) in which no pass finds a grid is searched once more smoothed, when a dim room's
+    noise speckles it (``speckle``), and with a shaken camera's streak taken out, when it shows one.
     """
     return _search(to_gray(image), min_score, min_area, allow_cut, precise, passes, streaked=allow_cut,
                    agreeing=agreeing)[0]
