@@ -921,9 +921,10 @@ def _search(gray: np.ndarray, min_score: float = 0.25, min_area: float = 0.02, a
 
 
 def speckle(small: np.ndarray) -> float:
-    """The paper's typical Laplacian over the picture's contrast (as :func:`ar_sudoku.vision.kinds.paper_noise`
-    measures a grid's): a sensor's noise in a dim room, a screen's moire. Every fourth pixel of every fourth row
-    tells the same levels at a sixteenth of the sorting."""
+    """The paper's typical Laplacian over the picture's contrast: a sensor's noise in a dim room, a screen's moire
+    (``kinds.paper_noise`` measures a grid's square with it). The Laplacian at full resolution (the speckle is a
+    pixel's size); its statistics from every fourth pixel of every fourth row, which tell the same levels at a
+    sixteenth of the sorting."""
     lap = np.abs(cv2.Laplacian(small.astype(np.float32), cv2.CV_32F))[::4, ::4]
     sample = small[::4, ::4].astype(np.float32)
     lo, hi = percentiles(sample, [2, 90])

@@ -42,6 +42,7 @@ from ar_sudoku.vision.cells import SHADED, cell_centres, glare_gain, is_spot
 from ar_sudoku.vision.deblur import unstreak
 from ar_sudoku.vision.digits import load_onnx, softmax_run
 from ar_sudoku.vision.entries import EntryReader
+from ar_sudoku.vision.grid import speckle
 from ar_sudoku.vision.lattice import rectify
 from ar_sudoku.vision.stats import percentile, percentiles
 
@@ -198,17 +199,10 @@ def _square(img: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None, ce
 
 
 def paper_noise(square: np.ndarray, cell: int = CELL, margin: int = MARGIN) -> float:
-    """The paper's typical Laplacian over the grid's contrast (``square``: the grid at ``cell`` px a cell)."""
+    """The paper's typical Laplacian over the grid's contrast (``square``: the grid at ``cell`` px a cell), as
+    :func:`ar_sudoku.vision.grid.speckle` measures a whole picture's."""
     m = margin
-    inner = square[m: m + 9 * cell, m: m + 9 * cell].astype(np.float32)
-    # the Laplacian at full resolution (the speckle is a pixel's size); its statistics from every fourth
-    # pixel of every fourth row, which tell the same levels at a sixteenth of the sorting
-    lap = np.abs(cv2.Laplacian(inner, cv2.CV_32F))[::4, ::4]
-    inner = inner[::4, ::4]
-    lo, hi = percentiles(inner, [2, 90])
-    contrast = max(float(hi - lo), 1.0)
-    paper = inner > lo + 0.8 * (hi - lo)
-    return percentile(lap[paper], 50) / contrast if paper.any() else 0.0
+    return speckle(square[m: m + 9 * cell, m: m + 9 * cell])
 
 
 def quiet(square: np.ndarray, cell: int = CELL, margin: int = MARGIN) -> np.ndarray:
