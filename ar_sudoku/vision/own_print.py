@@ -146,3 +146,33 @@ def prefers(matches: np.ndarray, cells: Iterable[int], one: str, other: str) -> 
             return False
         said = said or (gap >= READ_MARGIN and matches[i, a] >= MATCH)
     return said
+
+
+SHAPE_SMOOTH = 1.5  # px (sigma): a dim room's speckle taken out of the cells before their shape is compared
+SOURCES = 2  # givens of a digit a template needs when telling print from handwriting: one alone is its own noise
+
+
+def print_likeness(square: np.ndarray, digits: np.ndarray, printed: Iterable[int], cells: Iterable[int]) -> np.ndarray:
+    """(81, 9): how well each of ``cells`` shows the page's print of each digit (normalised correlation within
+    ``SLACK``); NaN for the cells not asked and the digits without a template.
+
+    ``digits``: (81,) each cell's digit as read; ``printed``: the cells taken for sure print, the templates'
+    source (a digit's template is the mean of its ``SOURCES`` or more printed cells, the cell itself left out).
+    Contrast is not asked: a pen may be darker or lighter than the print; its shape is another font's.
+    """
+    strokes = _strokes(cv2.GaussianBlur(square.astype(np.float32), (0, 0), SHAPE_SMOOTH))
+    sources: dict[int, list[int]] = {}
+    for j in printed:
+        sources.setdefault(int(digits[j]), []).append(int(j))
+    cut = {j: _around(strokes, j, HALF) for js in sources.values() for j in js}
+    sums = {d: np.sum([cut[j] for j in js], axis=0) for d, js in sources.items()}
+    out = np.full((81, 9), np.nan, np.float32)
+    for i in map(int, cells):
+        window = _around(strokes, i, HALF + SLACK)
+        for d, js in sources.items():
+            own = i in js
+            n = len(js) - own
+            if n >= SOURCES:
+                template = (sums[d] - cut[i]) / n if own else sums[d] / n
+                out[i, d - 1] = float(cv2.matchTemplate(window, template, cv2.TM_CCOEFF_NORMED).max())
+    return out

@@ -39,6 +39,7 @@ from ar_sudoku.vision.kinds import (
 )
 from ar_sudoku.vision.kinds import CELL as VIEW_CELL
 from ar_sudoku.vision.kinds import MARGIN as VIEW_MARGIN
+from ar_sudoku.vision.own_print import print_likeness
 
 SURE_WRITTEN = 0.8  # a cell less sure than this of holding a written digit is never called a mistake
 DOUBT = 0.1  # an entry whose readers give the solution's digit these odds against their likeliest is the solution's
@@ -96,6 +97,39 @@ def _rough_heights(views: np.ndarray) -> np.ndarray:
     return np.where(rows.any(axis=1), last - first + 1, 0)
 
 
+SHAPE_SURE = 0.9  # givens the kind model is this sure of are the page's print, the templates' source
+LIKE_PRINT = 0.9  # a given whose likeness to its digit's print is this share of that print's own is print
+
+
+def shaped_as_print(kinds: CellKinds, square: np.ndarray, cells: list[int]) -> set[int]:
+    """The ``cells`` (givens as read) whose shape is the page's own print of their digit
+    (:func:`own_print.print_likeness`): a short digit that is print all the same.
+
+    A digit's height is a threshold's edge: a dim room's speckle moves it, and a glare fades strokes short of
+    the print's size. Its shape, correlated over the whole digit, holds in both. A newspaper prints every given
+    in one font, so a given matches the page's other givens of its digit about as closely as they match each
+    other (the median of the page's sure givens of the digit, each against the others; of all its print for a
+    digit printed only twice): ``LIKE_PRINT`` of that, and the digit is print whatever its box measures. A
+    digit the page prints too seldom is not judged. Its place is not asked here: the template is searched
+    within a few pixels, and a hand's neat 7 standing off the print's places can match it as closely.
+    """
+    if not cells:
+        return set()
+    printed = np.flatnonzero((kinds.kinds == GIVEN) & (kinds.probs[:, 1:10].sum(axis=1) >= SHAPE_SURE))
+    asked = np.asarray(cells, np.int64)
+    likeness = print_likeness(square, kinds.digits, printed, np.concatenate([printed, asked]))
+    own = np.full(9, np.nan, np.float32)
+    for d in range(1, 10):
+        mine = likeness[printed[kinds.digits[printed] == d], d - 1]
+        if (~np.isnan(mine)).any():
+            own[d - 1] = float(np.nanmedian(mine))
+    if np.isnan(own).all():
+        return set()
+    own[np.isnan(own)] = float(np.nanmedian(own))  # a digit printed twice: the page's other print says how alike
+    shares = likeness[asked, kinds.digits[asked] - 1] / own[kinds.digits[asked] - 1]
+    return {int(i) for i, share in zip(asked, shares) if share >= LIKE_PRINT}  # NaN: the digit has no template
+
+
 def small_print_is_written(kinds: CellKinds, second: EntryOpinion, views: np.ndarray,
                            sure: float = 0.9) -> CellKinds:
     """On a written-on page, a cell read as print whose digit is well below the print's size is an entry.
@@ -106,7 +140,8 @@ def small_print_is_written(kinds: CellKinds, second: EntryOpinion, views: np.nda
     cells there), and a red or blue pen in poor light may not show its colour. Pages with no sure
     entry are left alone: on print alone, nothing is handwriting. Only the surest givens (the
     print's size) and those that look small in the model's views (``views``, from ``grid_views``)
-    are measured exactly.
+    are measured exactly, and a small digit whose shape is the page's print (:func:`shaped_as_print`) stays
+    print.
     """
     if not sure_of_writing(kinds, sure):
         return kinds
@@ -129,7 +164,8 @@ def small_print_is_written(kinds: CellKinds, second: EntryOpinion, views: np.nda
     # edge, its box cut by the border line or a blur's fringe, measures short too
     p_entry = kinds.probs[:, 10:19].sum(axis=1)
     small = [i for i in surest + maybe if 0 < heights[i] < limit and ink[i] >= 0 and p_entry[i] >= SMALL_ODD_ENTRY]
-    return _voted_written(kinds, small)
+    shaped = shaped_as_print(kinds, second.warped, small)
+    return _voted_written(kinds, [i for i in small if i not in shaped])
 
 
 def _voted_written(kinds: CellKinds, cells: list[int]) -> CellKinds:
@@ -168,8 +204,8 @@ def misplaced_print_is_written(kinds: CellKinds, second: EntryOpinion) -> CellKi
     one plane over the grid (their centres, by row and column: the warp's small errors are smooth).
     A given that the model itself gives ``ODD_ENTRY`` odds of an entry, standing ``OFF_PLACE`` off
     that plane (and ``OFF_SPREAD`` times as far as the print's own stand: speckle moves boxes) or
-    ``SHORT_PRINT`` of the print's height, is an entry. Cells in the givens' own ink, on a page of
-    two inks, stay print.
+    ``SHORT_PRINT`` of the print's height (unless its shape is the page's print: :func:`shaped_as_print`),
+    is an entry. Cells in the givens' own ink, on a page of two inks, stay print.
     """
     if not sure_of_writing(kinds):
         return kinds
@@ -196,7 +232,7 @@ def misplaced_print_is_written(kinds: CellKinds, second: EntryOpinion) -> CellKi
     spread = percentile(np.hypot(*stand.T), 90)
     off_place = max(OFF_PLACE, OFF_SPREAD * spread)
     digit = kinds.digits[placed]
-    written = []
+    written, short = [], []
     for i in doubtful:
         b = boxes[int(i)]
         if b is None:
@@ -207,10 +243,13 @@ def misplaced_print_is_written(kinds: CellKinds, second: EntryOpinion) -> CellKi
         # sure givens of the same digit; with none, across is not judged (only the height and up or down)
         same = stand[digit == kinds.digits[i]]
         off = off - np.median(same, axis=0) if len(same) else off * np.array([1.0, 0.0])
-        if h < TALL_PRINT and b[3] - b[2] < WIDE_PRINT * width and (
-                float(np.hypot(*off)) >= off_place or h <= SHORT_PRINT):
-            written.append(int(i))
-    return _voted_written(kinds, written)
+        if h < TALL_PRINT and b[3] - b[2] < WIDE_PRINT * width:
+            if float(np.hypot(*off)) >= off_place:
+                written.append(int(i))
+            elif h <= SHORT_PRINT:
+                short.append(int(i))
+    shaped = shaped_as_print(kinds, second.warped, short)
+    return _voted_written(kinds, written + [i for i in short if i not in shaped])
 
 
 PALE_PEN_SURE = 0.8  # the entry model's least probability of its digit for a blank-looking cell in the entries' ink
