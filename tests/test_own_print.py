@@ -139,3 +139,80 @@ def test_the_print_breaks_a_tie_the_ink_leaves_but_never_overturns_the_ink():
     assert _clear(EASY_SOLUTION, givens, corners, either, 1.0, matches)
     either[32, [0, 2]] = 0.2, 0.5  # the ink now prefers the other way round
     assert not _clear(EASY_SOLUTION, givens, corners, either, 1.0, matches)
+
+
+def _drawn(cells: dict[int, tuple[str, int, int, int]]) -> np.ndarray:
+    """A clean grid with ``cells`` (cell: digit, Hershey font, dx, dy): the print in one font at one place, a
+    'hand' in another font, or the print standing off its place by (dx, dy) px."""
+    side = 9 * CELL + 2 * MARGIN
+    drawn = np.full((side, side), PAPER, np.uint8)
+    for k in range(10):
+        t = 3 if k % 3 == 0 else 1
+        cv2.line(drawn, (MARGIN + k * CELL, MARGIN), (MARGIN + k * CELL, side - MARGIN), INK, t)
+        cv2.line(drawn, (MARGIN, MARGIN + k * CELL), (side - MARGIN, MARGIN + k * CELL), INK, t)
+    for i, (d, font, dx, dy) in cells.items():
+        x, y = MARGIN + (i % 9) * CELL + 17 + dx, MARGIN + (i // 9) * CELL + 46 + dy
+        cv2.putText(drawn, d, (x, y), font, 1.4, INK, 3, cv2.LINE_AA)
+    return drawn
+
+
+PRINT, HAND = cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_SCRIPT_SIMPLEX
+
+
+def test_print_is_like_the_pages_other_print_of_its_digit_a_hand_is_not():
+    """``print_likeness``: a 3 in the page's font matches its other 3s (the cell left out of its own template)
+    about as closely as they match each other; a 3 in a script hand matches them less than ``LIKE_PRINT`` of
+    that, and a digit printed only once has no template (``SOURCES``)."""
+    from ar_sudoku.vision.own_print import print_likeness
+    from ar_sudoku.vision.writing import LIKE_PRINT
+
+    printed = {0: "3", 13: "3", 26: "3", 31: "7", 47: "7", 60: "7", 70: "5"}
+    cells = {i: (d, PRINT, 0, 0) for i, d in printed.items()}
+    cells.update({40: ("3", PRINT, 0, 0), 41: ("3", HAND, 0, 0), 42: ("5", PRINT, 0, 0)})
+    digits = np.zeros(81, np.int64)
+    for i, (d, _, _, _) in cells.items():
+        digits[i] = int(d)
+    like = print_likeness(_drawn(cells), digits, list(printed), [0, 13, 40, 41, 42])
+    own = np.median(like[[0, 13], 2])
+    assert like[40, 2] > LIKE_PRINT * own > like[41, 2]
+    assert np.isnan(like[42, 4])  # one printed 5 alone is no template
+    assert np.isnan(like[1]).all()  # not asked
+
+
+def test_print_standing_off_its_place_is_not_the_print_where_it_stands():
+    """With ``place``, the cell must show the print where the print stands: the same 7 drawn 7 px off matches
+    the template as well a few pixels off, and not at its place."""
+    from ar_sudoku.vision.own_print import print_likeness
+
+    printed = {31: "7", 47: "7", 60: "7", 0: "3", 13: "3"}
+    cells = {i: (d, PRINT, 0, 0) for i, d in printed.items()}
+    cells.update({40: ("7", PRINT, 0, 0), 41: ("7", PRINT, 4, 4)})
+    digits = np.zeros(81, np.int64)
+    for i, (d, _, _, _) in cells.items():
+        digits[i] = int(d)
+    square = _drawn(cells)
+    anywhere = print_likeness(square, digits, list(printed), [40, 41])
+    at_place = print_likeness(square, digits, list(printed), [40, 41], place=2)
+    assert anywhere[40, 6] > 0.9 and anywhere[41, 6] > 0.9
+    assert at_place[40, 6] > 0.9 and at_place[41, 6] == 0.0
+
+
+def test_a_short_given_whose_shape_is_the_pages_print_is_print():
+    """``writing.shaped_as_print``: of cells a size rule would make handwriting, a print 7 is print by its shape
+    against the page's surest 7s; a script hand's 7 is not; a digit printed too seldom is not judged."""
+    from ar_sudoku.vision.kinds import CellKinds, decide
+    from ar_sudoku.vision.writing import shaped_as_print
+
+    printed = {31: "7", 47: "7", 60: "7", 0: "3", 13: "3", 26: "3"}
+    cells = {i: (d, PRINT, 0, 0) for i, d in printed.items()}
+    cells.update({40: ("7", PRINT, 0, 0), 41: ("7", HAND, 0, 0), 42: ("2", PRINT, 0, 0)})
+    probs = np.zeros((81, 20), np.float32)
+    probs[:, 0] = 1.0
+    for i, (d, _, _, _) in cells.items():
+        probs[i] = 0.0
+        probs[i, int(d)] = 0.95 if i in printed else 0.6  # the page's print sure, the three asked not
+        probs[i, 0] = 1.0 - probs[i].sum()
+    kind, digit, confidence = decide(probs)
+    kinds = CellKinds(kind, digit, probs, confidence)
+    assert shaped_as_print(kinds, _drawn(cells), [40, 41, 42]) == {40}
+    assert shaped_as_print(kinds, _drawn(cells), []) == set()

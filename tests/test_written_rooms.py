@@ -504,3 +504,15 @@ def test_a_misread_entry_that_would_repeat_a_printed_digit_is_a_doubt_not_a_mist
     assert obj["doubts"] == [{"cell": "r6c6", "looks_like": 7, "solution": 4}]
     column = [item.givens[r * 9 + 5] for r in range(9)]
     assert "7" in column  # the printed 7 the misreading would repeat
+
+
+@pytest.mark.data
+@pytest.mark.parametrize(("name", "cell"), [("image180", 29), ("image147", 62)])
+def test_a_given_a_dark_rooms_speckle_cuts_short_is_print_by_its_shape(robust, name, cell):
+    """In the benchmark's darker room, speckle moved the edges of a printed digit's box and it measured short of
+    the print's size: image180's 1 at r4c3 (as small print), image147's 2 at r7c9 (as print standing short of
+    its place's height), each turned into handwriting. Correlated over the whole digit, each matches the page's
+    own sure print of it as closely as that print matches itself (``writing.shaped_as_print``): print."""
+    item, obj, _, _ = _read(robust, name, "dim_dark")
+    assert obj["cells"][cell] == "g" and obj["givens"][cell] == item.givens[cell]
+    assert _split_exactly(item, obj)

@@ -150,15 +150,20 @@ def prefers(matches: np.ndarray, cells: Iterable[int], one: str, other: str) -> 
 
 SHAPE_SMOOTH = 1.5  # px (sigma): a dim room's speckle taken out of the cells before their shape is compared
 SOURCES = 2  # givens of a digit a template needs when telling print from handwriting: one alone is its own noise
+PLACE_TIE = 0.02  # a match at the print's place this near the best further off is the print standing there
 
 
-def print_likeness(square: np.ndarray, digits: np.ndarray, printed: Iterable[int], cells: Iterable[int]) -> np.ndarray:
+def print_likeness(square: np.ndarray, digits: np.ndarray, printed: Iterable[int], cells: Iterable[int],
+                   place: int | None = None) -> np.ndarray:
     """(81, 9): how well each of ``cells`` shows the page's print of each digit (normalised correlation within
     ``SLACK``); NaN for the cells not asked and the digits without a template.
 
     ``digits``: (81,) each cell's digit as read; ``printed``: the cells taken for sure print, the templates'
     source (a digit's template is the mean of its ``SOURCES`` or more printed cells, the cell itself left out).
-    Contrast is not asked: a pen may be darker or lighter than the print; its shape is another font's.
+    With ``place`` (px), the print is asked where it stands in its cell: the best match within ``place`` px
+    of it, and none (0) when the cell shows the print better further off (a blurred 8's template fits a hand's
+    8 standing a few pixels off nearly as well). Contrast is not asked: a pen may be darker or lighter than the
+    print; its shape is another font's.
     """
     strokes = _strokes(cv2.GaussianBlur(square.astype(np.float32), (0, 0), SHAPE_SMOOTH))
     sources: dict[int, list[int]] = {}
@@ -174,5 +179,10 @@ def print_likeness(square: np.ndarray, digits: np.ndarray, printed: Iterable[int
             n = len(js) - own
             if n >= SOURCES:
                 template = (sums[d] - cut[i]) / n if own else sums[d] / n
-                out[i, d - 1] = float(cv2.matchTemplate(window, template, cv2.TM_CCOEFF_NORMED).max())
+                fit = cv2.matchTemplate(window, template, cv2.TM_CCOEFF_NORMED)
+                best = float(fit.max())
+                if place is not None:
+                    here = float(fit[SLACK - place: SLACK + place + 1, SLACK - place: SLACK + place + 1].max())
+                    best = here if here >= best - PLACE_TIE else 0.0
+                out[i, d - 1] = best
     return out

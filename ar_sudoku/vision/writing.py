@@ -99,9 +99,10 @@ def _rough_heights(views: np.ndarray) -> np.ndarray:
 
 SHAPE_SURE = 0.9  # givens the kind model is this sure of are the page's print, the templates' source
 LIKE_PRINT = 0.9  # a given whose likeness to its digit's print is this share of that print's own is print
+PLACE_SLACK = 2  # px (at CELL scale) a digit may stand off its print's place and be print standing there
 
 
-def shaped_as_print(kinds: CellKinds, square: np.ndarray, cells: list[int]) -> set[int]:
+def shaped_as_print(kinds: CellKinds, square: np.ndarray, cells: list[int], place: int | None = None) -> set[int]:
     """The ``cells`` (givens as read) whose shape is the page's own print of their digit
     (:func:`own_print.print_likeness`): a short digit that is print all the same.
 
@@ -110,14 +111,17 @@ def shaped_as_print(kinds: CellKinds, square: np.ndarray, cells: list[int]) -> s
     in one font, so a given matches the page's other givens of its digit about as closely as they match each
     other (the median of the page's sure givens of the digit, each against the others; of all its print for a
     digit printed only twice): ``LIKE_PRINT`` of that, and the digit is print whatever its box measures. A
-    digit the page prints too seldom is not judged. Its place is not asked here: the template is searched
-    within a few pixels, and a hand's neat 7 standing off the print's places can match it as closely.
+    digit the page prints too seldom is not judged. Without ``place`` the template is searched a few pixels
+    around the print's place (a hand's neat 7 standing off it matches as closely); with it (``PLACE_SLACK``)
+    the digit must show the print where the print stands (:func:`own_print.print_likeness`).
     """
     if not cells:
         return set()
     printed = np.flatnonzero((kinds.kinds == GIVEN) & (kinds.probs[:, 1:10].sum(axis=1) >= SHAPE_SURE))
     asked = np.asarray(cells, np.int64)
     likeness = print_likeness(square, kinds.digits, printed, np.concatenate([printed, asked]))
+    if place is not None:  # the cells asked where their print would stand; the page's own print as before
+        likeness[asked] = print_likeness(square, kinds.digits, printed, asked, place)[asked]
     own = np.full(9, np.nan, np.float32)
     for d in range(1, 10):
         mine = likeness[printed[kinds.digits[printed] == d], d - 1]
@@ -248,8 +252,8 @@ def misplaced_print_is_written(kinds: CellKinds, second: EntryOpinion) -> CellKi
                 written.append(int(i))
             elif h <= SHORT_PRINT:
                 short.append(int(i))
-    shaped = shaped_as_print(kinds, second.warped, short)
-    return _voted_written(kinds, written + [i for i in short if i not in shaped])
+    shaped = shaped_as_print(kinds, second.warped, short) | shaped_as_print(kinds, second.warped, written, PLACE_SLACK)
+    return _voted_written(kinds, [i for i in written + short if i not in shaped])
 
 
 PALE_PEN_SURE = 0.8  # the entry model's least probability of its digit for a blank-looking cell in the entries' ink
