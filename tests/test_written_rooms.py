@@ -322,8 +322,8 @@ def test_a_barely_started_page_whose_print_a_shaken_hand_made_look_written_is_se
     as an entry), and its solution agrees with every digit on the page.
 
     r3c4's print, cut short by the streak, was voted handwriting by its height although the kind model gave it
-    under 0.05 odds of it; it now stays print (``writing.SMALL_ODD_ENTRY``) and the page is read exactly. The
-    old vote is put back to keep the settling tried."""
+    under 0.05 odds of it; it now stays print (``writing.SMALL_ODD_ENTRY``; its shape is the page's print too,
+    ``writing.LIKE_PRINT``) and the page is read exactly. The old vote is put back to keep the settling tried."""
     from conftest import SHARED
 
     need(SHARED / "handwritten-photos")
@@ -337,6 +337,7 @@ def test_a_barely_started_page_whose_print_a_shaken_hand_made_look_written_is_se
     obj = robust.read_json(shaken)
     assert obj["status"] == "solved" and robust.score(item, obj)["exact"]
     monkeypatch.setattr(writing, "SMALL_ODD_ENTRY", 0.0)
+    monkeypatch.setattr(writing, "LIKE_PRINT", np.inf)
     obj = robust.read_json(shaken)
     assert obj["status"] == "solved" and "your entries in r3c4 settle it" in obj["message"]
     assert item.givens[2 * 9 + 3] != "."  # r3c4 is print
