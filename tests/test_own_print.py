@@ -12,15 +12,21 @@ from ar_sudoku.vision.own_print import prefers, print_matches, print_read, print
 PAPER, INK = 150, 40  # grey paper, as a newspaper under a lamp: room above it for a glare's light
 
 
-def _square(digits: dict[int, str], lift: dict[int, float]) -> np.ndarray:
-    """A 9 x 9 grid seen square-on with ``digits`` (cell: digit) printed in one font; ``lift``: per cell, the
-    share of white a glare adds."""
+def _lines() -> np.ndarray:
+    """An empty 9 x 9 grid seen square-on, ``kinds.CELL`` px a cell with ``kinds.MARGIN`` around it."""
     side = 9 * CELL + 2 * MARGIN
     drawn = np.full((side, side), PAPER, np.uint8)
     for k in range(10):
         t = 3 if k % 3 == 0 else 1
         cv2.line(drawn, (MARGIN + k * CELL, MARGIN), (MARGIN + k * CELL, side - MARGIN), INK, t)
         cv2.line(drawn, (MARGIN, MARGIN + k * CELL), (side - MARGIN, MARGIN + k * CELL), INK, t)
+    return drawn
+
+
+def _square(digits: dict[int, str], lift: dict[int, float]) -> np.ndarray:
+    """A 9 x 9 grid seen square-on with ``digits`` (cell: digit) printed in one font; ``lift``: per cell, the
+    share of white a glare adds."""
+    drawn = _lines()
     for i, d in digits.items():
         x, y = MARGIN + (i % 9) * CELL + 17, MARGIN + (i // 9) * CELL + 46
         cv2.putText(drawn, d, (x, y), cv2.FONT_HERSHEY_DUPLEX, 1.4, INK, 3, cv2.LINE_AA)
@@ -144,12 +150,7 @@ def test_the_print_breaks_a_tie_the_ink_leaves_but_never_overturns_the_ink():
 def _drawn(cells: dict[int, tuple[str, int, int, int]]) -> np.ndarray:
     """A clean grid with ``cells`` (cell: digit, Hershey font, dx, dy): the print in one font at one place, a
     'hand' in another font, or the print standing off its place by (dx, dy) px."""
-    side = 9 * CELL + 2 * MARGIN
-    drawn = np.full((side, side), PAPER, np.uint8)
-    for k in range(10):
-        t = 3 if k % 3 == 0 else 1
-        cv2.line(drawn, (MARGIN + k * CELL, MARGIN), (MARGIN + k * CELL, side - MARGIN), INK, t)
-        cv2.line(drawn, (MARGIN, MARGIN + k * CELL), (side - MARGIN, MARGIN + k * CELL), INK, t)
+    drawn = _lines()
     for i, (d, font, dx, dy) in cells.items():
         x, y = MARGIN + (i % 9) * CELL + 17 + dx, MARGIN + (i // 9) * CELL + 46 + dy
         cv2.putText(drawn, d, (x, y), font, 1.4, INK, 3, cv2.LINE_AA)
