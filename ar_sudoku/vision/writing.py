@@ -102,26 +102,26 @@ LIKE_PRINT = 0.9  # a given whose likeness to its digit's print is this share of
 PLACE_SLACK = 2  # px (at CELL scale) a digit may stand off its print's place and be print standing there
 
 
-def shaped_as_print(kinds: CellKinds, square: np.ndarray, cells: list[int], place: int | None = None) -> set[int]:
-    """The ``cells`` (givens as read) whose shape is the page's own print of their digit
-    (:func:`own_print.print_likeness`): a short digit that is print all the same.
+def shaped_as_print(kinds: CellKinds, square: np.ndarray, cells: list[int],
+                    placed: list[int] | None = None) -> set[int]:
+    """The ``cells`` and ``placed`` (givens as read) whose shape is the page's own print of their digit
+    (:func:`own_print.print_likeness`): a short digit, or one standing off its place, that is print all the same.
 
-    A digit's height is a threshold's edge: a dim room's speckle moves it, and a glare fades strokes short of
-    the print's size. Its shape, correlated over the whole digit, holds in both. A newspaper prints every given
-    in one font, so a given matches the page's other givens of its digit about as closely as they match each
+    A digit's box is a threshold's edge: a dim room's speckle moves it, and a glare fades strokes short of the
+    print's size. Its shape, correlated over the whole digit, holds in both. A newspaper prints every given in
+    one font, so a given matches the page's other givens of its digit about as closely as they match each
     other (the median of the page's sure givens of the digit, each against the others; of all its print for a
     digit printed only twice): ``LIKE_PRINT`` of that, and the digit is print whatever its box measures. A
-    digit the page prints too seldom is not judged. Without ``place`` the template is searched a few pixels
-    around the print's place (a hand's neat 7 standing off it matches as closely); with it (``PLACE_SLACK``)
-    the digit must show the print where the print stands (:func:`own_print.print_likeness`).
+    digit the page prints too seldom is not judged. ``cells`` are matched a few pixels around the print's
+    place (a hand's neat 7 standing off it matches as closely); ``placed``, whose boxes stand off that place,
+    must show the print where the print stands (within ``PLACE_SLACK``).
     """
-    if not cells:
+    placed = placed or []
+    asked = np.asarray([*cells, *placed], np.int64)
+    if not len(asked):
         return set()
     printed = np.flatnonzero((kinds.kinds == GIVEN) & (kinds.probs[:, 1:10].sum(axis=1) >= SHAPE_SURE))
-    asked = np.asarray(cells, np.int64)
-    likeness = print_likeness(square, kinds.digits, printed, np.concatenate([printed, asked]))
-    if place is not None:  # the cells asked where their print would stand; the page's own print as before
-        likeness[asked] = print_likeness(square, kinds.digits, printed, asked, place)[asked]
+    likeness = print_likeness(square, kinds.digits, printed, np.concatenate([printed, cells]).astype(np.int64))
     own = np.full(9, np.nan, np.float32)
     for d in range(1, 10):
         mine = likeness[printed[kinds.digits[printed] == d], d - 1]
@@ -129,6 +129,8 @@ def shaped_as_print(kinds: CellKinds, square: np.ndarray, cells: list[int], plac
             own[d - 1] = float(np.nanmedian(mine))
     if np.isnan(own).all():
         return set()
+    if placed:  # asked where their print would stand
+        likeness[placed] = print_likeness(square, kinds.digits, printed, placed, PLACE_SLACK)[placed]
     own[np.isnan(own)] = float(np.nanmedian(own))  # a digit printed twice: the page's other print says how alike
     shares = likeness[asked, kinds.digits[asked] - 1] / own[kinds.digits[asked] - 1]
     return {int(i) for i, share in zip(asked, shares) if share >= LIKE_PRINT}  # NaN: the digit has no template
@@ -252,7 +254,7 @@ def misplaced_print_is_written(kinds: CellKinds, second: EntryOpinion) -> CellKi
                 written.append(int(i))
             elif h <= SHORT_PRINT:
                 short.append(int(i))
-    shaped = shaped_as_print(kinds, second.warped, short) | shaped_as_print(kinds, second.warped, written, PLACE_SLACK)
+    shaped = shaped_as_print(kinds, second.warped, short, placed=written)
     return _voted_written(kinds, [i for i in written + short if i not in shaped])
 
 
