@@ -517,3 +517,14 @@ def test_a_given_a_dark_rooms_speckle_cuts_short_is_print_by_its_shape(robust, n
     item, obj, _, _ = _read(robust, name, "dim_dark")
     assert obj["cells"][cell] == "g" and obj["givens"][cell] == item.givens[cell]
     assert _split_exactly(item, obj)
+
+
+@pytest.mark.data
+def test_givens_with_no_solution_are_set_right_by_the_sure_entries_that_clash_with_the_misread_one(robust):
+    """image33 in the darker room: r5c2's printed 8 is read as a 6 at 0.99, and the givens then have no solution.
+    Three of the person's sure 6s repeat it in its row, column and box; left out, the entries settle the rest
+    (``reading.entries_against``), and the page splits exactly."""
+    item, obj, _, _ = _read(robust, "image33", "dim_dark")
+    assert _split_exactly(item, obj)
+    assert obj["status"] == "solved" and "r5c2: 6->8" in obj["message"]
+

@@ -26,7 +26,7 @@ from ar_sudoku.sudoku.rules import (
     faint_givens,
     solution_givens,
 )
-from ar_sudoku.sudoku.solver import parse_line, validate
+from ar_sudoku.sudoku.solver import count_solutions, parse_line, validate
 from ar_sudoku.sudoku.vocabulary import Status, is_empty
 from ar_sudoku.sudoku.written import NAMES, Corrections, settle
 from ar_sudoku.vision.cells import CELL, cut_cells, turn_cuts, warp_grid
@@ -220,6 +220,21 @@ def _sound(result: BoardResult) -> bool:
     return result.status == Status.SOLVED and SEVERAL not in (result.message or "")
 
 
+PRINT_ALONE = 0.25  # the kind model's least odds of print for a doubtful "entry" the print alone makes a given
+
+
+def _print_alone(all_print: BoardResult, result: BoardResult, kinds: CellKinds) -> bool:
+    """Whether the page read as print alone, mended by the rules, is the puzzle ``result`` makes, and every cell
+    it makes a given that ``result`` does not is one the kind model gives ``PRINT_ALONE`` odds of print: then
+    those doubtful "entries" are its print (a dim room's printed 7 taken for handwriting beside a misread given,
+    train image96). A person's sure entry, or a blank the rules filled, is not made print so (pen-and-pencil
+    pages barely started: their right entries would no longer be the person's)."""
+    if all_print.status != Status.SOLVED or not _sound(result) or result.solution != all_print.solution:
+        return False
+    made = [i for i, (a, b) in enumerate(zip(all_print.givens or "", result.givens or "")) if a != b and is_empty(b)]
+    return all(float(kinds.probs[i, 1:10].sum()) >= PRINT_ALONE for i in made)
+
+
 def both_models(printed: Reading, kinds: CellKinds) -> Reading:
     """A clean printed page's reading with each inked cell's digit from both models (``fuse``'s product of
     experts), its ink as the digit model saw it.
@@ -360,7 +375,9 @@ def entries_against(result: BoardResult, kinds: CellKinds, printed: Reading, ski
     that agrees with nearly all of them (as :func:`_settled` asks), giving the cell a digit its readers
     see some of, is taken. When two would each do, nothing is changed. A reading whose givens clash
     (``invalid``) is set right the same way, one of the clashing givens left out, or two that between
-    them end every clash. A given the rules filled in where neither reader saw print (``_guessed``: a blurred
+    them end every clash; so is one whose givens have no solution at all, the givens the most sure entries
+    repeat in their row, column or box tried first (a dim room's 8 read as a 6 at 0.99, three sure 6s
+    around it: train image33). A given the rules filled in where neither reader saw print (``_guessed``: a blurred
     cell whose faint print they took for pencil) needs no odds for the entries' digit.
     """
     if not result.givens:
@@ -385,6 +402,11 @@ def entries_against(result: BoardResult, kinds: CellKinds, printed: Reading, ski
         if len(against) < max(AGAINST_ENTRIES, len(sure) // 10):
             return result
         tries = [(i,) for i in order(i for i, g in enumerate(givens) if not is_empty(g))]
+    elif result.status == Status.UNSOLVABLE and _no_solution(givens, timeout):
+        # givens with no solution: one is misread, the likeliest the one most sure entries clash with
+        clash = _entry_clashes(givens, kinds, sure)
+        tries = [(i,) for i in sorted(order(i for i, g in enumerate(givens) if not is_empty(g)),
+                                      key=lambda i: -clash[i])]
     else:
         return result
     entries = [(i, str(kinds.digits[i])) for i in sure]
@@ -418,6 +440,23 @@ def entries_against(result: BoardResult, kinds: CellKinds, printed: Reading, ski
                    corrected=result.corrected + tuple(note.split(", ")),
                    message="; ".join(filter(None, [result.message if result.status == Status.SOLVED else "",
                                                    "corrected by your entries: " + note])))
+
+
+def _no_solution(givens: str, timeout: float) -> bool:
+    """Whether the givens are known to have no solution (not merely several, or not found in time)."""
+    found = count_solutions(parse_line(givens), 1, timeout)
+    return found.complete and found.count == 0
+
+
+def _entry_clashes(givens: str, kinds: CellKinds, sure: list[int]) -> dict[int, int]:
+    """Per given, how many of the person's sure entries repeat its digit in its row, column or box."""
+    out = {i: 0 for i, g in enumerate(givens) if not is_empty(g)}
+    for i in out:
+        for k in sure:
+            if str(kinds.digits[k]) == givens[i] and (
+                    i // 9 == k // 9 or i % 9 == k % 9 or (i // 27 == k // 27 and i % 9 // 3 == k % 9 // 3)):
+                out[i] += 1
+    return out
 
 
 DISOWNED = 0.5  # the share of the person's sure entries against a solution that makes it another puzzle's ...
@@ -684,6 +723,7 @@ def read_at(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitRe
         lattice = rotate(quad.crossings(), k)
     written = None
     result = None
+    all_print = None  # the page read as print alone, when its few "entries" are in doubt
     unreadable: tuple[int, ...] = ()
     if kinds is not None:
         seen = grid_views(image, corners, bent)
@@ -698,9 +738,9 @@ def read_at(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitRe
             # a few doubtful "entries" on what may be a clean printed page: if the page read as all print
             # makes a sound puzzle, it is taken as such (a right entry read as a given changes no answer;
             # a wrong one breaks the puzzle, and then the entries are told apart)
-            first = check_reading(printed, timeout, overrides=overrides, require_unique=True)
-            if first.status == Status.SOLVED and not first.corrected:
-                result = first
+            all_print = check_reading(printed, timeout, overrides=overrides, require_unique=True)
+            if all_print.status == Status.SOLVED and not all_print.corrected:
+                result = all_print
     if result is None:
         result = check_reading(reading, timeout, overrides=overrides)
         if kinds is not None and not _sound(result) and not written_on(cell_kinds):
@@ -709,6 +749,8 @@ def read_at(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitRe
             both = check_reading(both_models(reading, cell_kinds), timeout, overrides=overrides)
             if _sound(both):
                 result = both
+        if all_print is not None and _print_alone(all_print, result, cell_kinds):
+            result = all_print
         if kinds is not None and result.status == Status.SOLVED and "several solutions" in result.message:
             result = _settled(result, cell_kinds, unreadable=unreadable, fixed=set(overrides or {}))
     if kinds is None or reading is printed or result.givens == printed.givens:
