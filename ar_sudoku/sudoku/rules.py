@@ -30,6 +30,7 @@ REPAIR_CELL = 0.5
 # a clashing given's digits the reader saw at these odds are tried, however sure it was of its own (a dim room's 6
 # closed into an 8 at 0.98, the 6 at 0.015: train image26): one of the clashing cells is misread
 CLASH_ODDS = 0.005
+FAINT_BLANK = 0.5  # a blank cell another reader is this sure of is not taken for faint print (:func:`faint_givens`)
 FEWEST_GIVENS = 17  # no 9x9 puzzle with one solution has fewer: a reading with fewer is no puzzle to guess at
 
 
@@ -87,18 +88,22 @@ def _try(givens: str, timeout: float, cancel: Cancel | None = None) -> tuple[Sta
 
 
 def faint_givens(result: BoardResult, reading: Reading, share: float = 0.1,
-                 overrides: dict[int, int] | None = None) -> BoardResult:
+                 overrides: dict[int, int] | None = None, blank: np.ndarray | None = None) -> BoardResult:
     """A solved board with the faint digits that agree with the solution taken as givens.
 
     A cell whose print is too faint for the cutter's threshold stays empty in the reading, with a small
     share of the digit the model saw (``digits.FAINT_SHARE``), and the rules add it back only when the
     puzzle needs it. Once solved, a faint digit that the model read (``share``: half of that share) as
     the solution's own digit is print, not a cell to draw an answer over. A cell the user set is left as set.
+    ``blank``: (81,) another reader's odds of each cell being blank (the cell-kind model's); a cell it is
+    ``FAINT_BLANK`` sure of is no faint print (a dim room's speckle gave a blank 0.14 of the solution's 4,
+    train image1067, the kind model 0.83 of blank; the faint print on our training photos: at most 0.013).
     """
     if result.status != Status.SOLVED or result.solution is None or result.givens is None:
         return result
     seen = {i: float(reading.probs[i, int(d)]) for i, (ch, d) in enumerate(zip(result.givens, result.solution))
-            if ch == "." and reading.probs[i, int(d)] >= share and i not in (overrides or {})}
+            if ch == "." and reading.probs[i, int(d)] >= share and i not in (overrides or {})
+            and (blank is None or blank[i] < FAINT_BLANK)}
     return solution_givens(result, seen)
 
 

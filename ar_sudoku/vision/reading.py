@@ -754,7 +754,8 @@ def read_at(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitRe
         if kinds is not None and result.status == Status.SOLVED and "several solutions" in result.message:
             result = _settled(result, cell_kinds, unreadable=unreadable, fixed=set(overrides or {}))
     if kinds is None or reading is printed or result.givens == printed.givens:
-        result = faint_givens(result, printed if kinds is not None else reading, overrides=overrides)
+        result = faint_givens(result, printed if kinds is not None else reading, overrides=overrides,
+                              blank=cell_kinds.probs[:, 0] if kinds is not None else None)
     if kinds is not None:
         result = kind_givens(result, cell_kinds, skip=set(unreadable) | set(overrides or {}))
         lit = glare_clashes(result, seen.square, cell_kinds, set(overrides or {}))
