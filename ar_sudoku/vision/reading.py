@@ -17,6 +17,7 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
+from ar_sudoku.sudoku.logic import PEERS
 from ar_sudoku.sudoku.rules import (
     FEWEST_GIVENS,
     SEVERAL,
@@ -450,13 +451,8 @@ def _no_solution(givens: str, timeout: float) -> bool:
 
 def _entry_clashes(givens: str, kinds: CellKinds, sure: list[int]) -> dict[int, int]:
     """Per given, how many of the person's sure entries repeat its digit in its row, column or box."""
-    out = {i: 0 for i, g in enumerate(givens) if not is_empty(g)}
-    for i in out:
-        for k in sure:
-            if str(kinds.digits[k]) == givens[i] and (
-                    i // 9 == k // 9 or i % 9 == k % 9 or (i // 27 == k // 27 and i % 9 // 3 == k % 9 // 3)):
-                out[i] += 1
-    return out
+    return {i: sum(str(kinds.digits[k]) == g for k in sure if k in PEERS[i])
+            for i, g in enumerate(givens) if not is_empty(g)}
 
 
 DISOWNED = 0.5  # the share of the person's sure entries against a solution that makes it another puzzle's ...
