@@ -324,7 +324,8 @@ class ARSession:
             colour = self.locator.colour()
             seen = grid_views(colour, corners, lattice)
             # the entry-digit model, asked about odd entries
-            second = EntryOpinion(self.kinds, gray, corners, lattice=lattice, warped=seen.square, colour=colour)
+            second = EntryOpinion(self.kinds, gray, corners, lattice=lattice, warped=seen.square, colour=colour,
+                                   inks=seen.inks)
             kinds = read_kinds(self.kinds, seen, second)
             unreadable = self.ledger.unreadable = unreadable_cells(seen.square, kinds, reading)
             printed, reading = reading, fuse(reading, kinds)

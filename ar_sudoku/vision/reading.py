@@ -723,7 +723,7 @@ def read_at(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitRe
     unreadable: tuple[int, ...] = ()
     if kinds is not None:
         seen = grid_views(image, corners, bent)
-        second = EntryOpinion(kinds, gray, corners, bent, seen.square, image)
+        second = EntryOpinion(kinds, gray, corners, bent, seen.square, image, seen.inks)
         cell_kinds = read_kinds(kinds, seen, second)
         unreadable = unreadable_cells(seen.square, cell_kinds, reading, wide=True)
         printed, reading = reading, fuse(reading, cell_kinds)
