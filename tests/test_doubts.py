@@ -26,6 +26,7 @@ class _Second:
     """The entry-digit model's opinion, as given: ``probs`` for every cell asked about."""
 
     lone: dict = {}
+    inks = None  # a grey picture: no cell's ink colour
 
     def __init__(self, probs: np.ndarray, height: float = 1.0):
         self.probs, self.height = probs, height

@@ -634,7 +634,8 @@ def _unseen_pen(givens: str, kinds: CellKinds, second: EntryOpinion, solution: s
 
     In a dim room a red pen's faint strokes drown in the noise, and the kind model half sees them (P(blank)
     0.4-0.9); the colour still tells the person's ink, and the solution which digit it must be. Such an entry
-    is the solution's digit by construction: it is never called a mistake.
+    is the solution's digit by construction: it is never called a mistake. Without the colour (the kind model's
+    digit alone), the pencil marks and smudges of 17 train pen-and-pencil photo-conditions became entries.
     """
     if second.inks is None or not sure_of_writing(kinds):
         return []
