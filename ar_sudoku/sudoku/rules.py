@@ -121,6 +121,11 @@ def solution_givens(result: BoardResult, seen: dict[int, float]) -> BoardResult:
     return replace(result, givens="".join(givens), confidence=conf)
 
 
+def _cost(p: np.ndarray, read: int, alt: int) -> float:
+    """How much less likely the reader saw digit ``alt`` than the ``read`` one (the log of their odds)."""
+    return float(np.log(p[read] + 1e-9) - np.log(p[alt] + 1e-9))
+
+
 def check_reading(reading: Reading, timeout: float = 1.0, max_tries: int = 40,
                   overrides: dict[int, int] | None = None, require_unique: bool = False,
                   cancel: Cancel | None = None) -> BoardResult:
@@ -155,7 +160,7 @@ def check_reading(reading: Reading, timeout: float = 1.0, max_tries: int = 40,
         for alt in np.argsort(-p)[:5]:
             alt = int(alt)
             if alt != d and p[alt] > 0.02:
-                alts.append((float(np.log(p[d] + 1e-9) - np.log(p[alt] + 1e-9)), i, alt))
+                alts.append((_cost(p, d, alt), i, alt))
     alts.sort()
     alts = alts[:12]
     if status == Status.INVALID:  # one of the clashing givens is misread, however sure the reader was of it
@@ -164,7 +169,7 @@ def check_reading(reading: Reading, timeout: float = 1.0, max_tries: int = 40,
         for i in sorted(clashing):
             p = reading.probs[i]
             d = int(digits[i])
-            alts += [(float(np.log(p[d] + 1e-9) - np.log(p[alt] + 1e-9)), i, alt) for alt in range(10)
+            alts += [(_cost(p, d, alt), i, alt) for alt in range(10)
                      if alt != d and p[alt] > CLASH_ODDS and (i, alt) not in have]
     tries = 0
     deadline = time.perf_counter() + max(0.2, timeout)
