@@ -129,6 +129,28 @@ def test_a_page_in_a_darker_rooms_speckle_is_found_where_its_outline_broke(robus
 
 
 @pytest.mark.data
+def test_a_dark_bottom_row_lost_in_the_speckle_is_not_taken_for_the_pictures_edge(robust, monkeypatch):
+    """Train image199 in the darker room: the bottom two rows lie in the photo's own falloff, where the speckle
+    broke their lines; the rest was taken for a grid cut by the picture's edge, its last rows extrapolated past
+    the frame (five givens wrong). The smoothed look finds the whole grid, another one than the first by two
+    corners (``grid.MOVED``), and it is taken: the puzzle is read whole."""
+    from ar_sudoku.io.images import decode_image
+    from ar_sudoku.vision import grid
+
+    item = next(it for it in robust.items("train") if it.name == "image199" and it.group == "printed")
+    data = item.path.read_bytes()
+    photo = decode_image(data, full=False)
+    dark = robust.degrade(data, photo.image, item.name, "dim_dark", np.float32(item.box) / photo.scale)
+    obj = robust.read_json(dark)
+    assert obj["status"] == "solved" and obj["givens"] == item.givens
+    bottom = max(y for _, y in obj["corners"])
+    assert bottom < photo.image.shape[0]  # the grid's last line inside the picture, where it is
+    monkeypatch.setattr(grid, "MOVED", 1e9)  # as before: the first grid kept
+    before = robust.read_json(dark)
+    assert before["givens"] != item.givens and max(y for _, y in before["corners"]) < bottom - 50
+
+
+@pytest.mark.data
 def test_print_faded_under_a_readable_glare_is_read_and_a_shadow_is_not_taken_for_glare(robust):
     """image170 under the benchmark's readable glare: print faded to a quarter of its contrast was taken
     for blanks. Its contrast is now given back against the lifted paper (``cells.glare_gain``); the

@@ -48,7 +48,8 @@ STREAK_GAIN = 0.1  # how much more the grid found with a shaken camera's streak 
 # room's sensor noise (train photos as taken, blurred, shaken, small or in a shadow: at most 0.073; in the
 # benchmark's dim rooms 0.05-0.27 at a quarter of the light, 0.06-0.48 at 0.18) ...
 SPECKLED = 0.08
-SPECKLE_SIGMA = 1.5  # ... and, when no pass finds a grid in it, is searched once more smoothed by this Gaussian (px)
+SPECKLE_SIGMA = 1.5  # ... and, when no pass finds a clear grid in it, is searched once more smoothed by this
+# Gaussian (px)
 CLEAR, FLAT, ALL = 0, 1, 2  # the passes of a search: the first two, every flat one, every one
 
 
@@ -856,8 +857,9 @@ def find_grid(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.02
     grid rebuilt from its boxes or cells (an outline merged with other print).
     ``passes=CLEAR`` stops after the first two, ``FLAT`` before the curled and cut
     ones: quicker looks (the live page's probe for a new puzzle beside those it tracks).
-    A photo (``allow_cut``) in which no pass finds a grid is searched once more smoothed, when a dim room's
-    noise speckles it (``speckle``), and with a shaken camera's streak taken out, when it shows one.
+    A photo (``allow_cut``) in which no pass finds a clear grid is searched once more smoothed, when a dim room's
+    noise speckles it (``speckle``; a grid found there replaces another one found first, ``_another_grid``), and
+    with a shaken camera's streak taken out, when it shows one.
     """
     return _search(to_gray(image), min_score, min_area, allow_cut, precise, passes, streaked=allow_cut,
                    agreeing=agreeing)[0]
@@ -888,11 +890,11 @@ def _search(gray: np.ndarray, min_score: float = 0.25, min_area: float = 0.02, a
     first = searched[0]
     if (first is not None and first.score >= CLEAR_SCORE) or not streaked or passes != ALL:
         return searched
-    if first is None and speckle(small) > SPECKLED:
+    if speckle(small) > SPECKLED:
         # a dim room's speckle breaks the thresholded outline into pieces; smoothed, its lines join again
-        quiet = _look(gray, cv2.GaussianBlur(small, (0, 0), SPECKLE_SIGMA), scale, min_score, min_area, allow_cut,
-                      precise, passes, agreeing)
-        if quiet[0] is not None:
+        smoothed = cv2.GaussianBlur(small, (0, 0), SPECKLE_SIGMA)
+        quiet = _look(gray, smoothed, scale, min_score, min_area, allow_cut, precise, passes, agreeing)
+        if quiet[0] is not None and (first is None or _another_grid(quiet[0], first, smoothed, scale)):
             return quiet
     streak = picture_streak(small)
     clear = None if streak is None else deconvolve(small, streak)
@@ -918,6 +920,20 @@ def _search(gray: np.ndarray, min_score: float = 0.25, min_area: float = 0.02, a
     sharp = gray.copy()
     sharp[y0:y1, x0:x1] = deconvolve(gray[y0:y1, x0:x1], streak.scaled(1 / scale))
     return _look(sharp, clear, scale, min_score, min_area, allow_cut, precise, passes, agreeing)
+
+
+MOVED = 1.0  # cells: a grid found smoothed with two corners this far from the first one's is another grid
+
+
+def _another_grid(quiet: GridQuad, first: GridQuad, smoothed: np.ndarray, scale: float) -> bool:
+    """Whether the grid found on the smoothed picture (``quiet``) is another grid than the ``first`` one, and looks
+    more like one there: the speckle broke the first's outline (a dark bottom row lost, the rest taken for a grid
+    cut by the picture's edge). Two corners more than ``MOVED`` cells apart; the same grid is kept as first fitted."""
+    cell = float(np.linalg.norm(first.corners[0] - first.corners[2])) / (9 * 2**0.5)
+    if int((np.linalg.norm(quiet.corners - first.corners, axis=1) > MOVED * cell).sum()) < 2:
+        return False
+    lattice = None if first.lattice is None else first.lattice * scale
+    return quiet.score > structure_score(smoothed, first.corners * scale, lattice)
 
 
 def speckle(small: np.ndarray) -> float:
