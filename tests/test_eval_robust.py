@@ -108,18 +108,24 @@ def test_a_held_out_page_in_a_dim_rooms_sensor_noise_is_read_as_print_not_handwr
     assert quiet(clean) is clean
 
 
+def _darker_room(robust, name: str):
+    """The train-split printed photo ``name``: its truth, its decode, and its encoding in the darker room."""
+    from ar_sudoku.io.images import decode_image
+
+    item = next(it for it in robust.items("train") if it.name == name and it.group == "printed")
+    data = item.path.read_bytes()
+    photo = decode_image(data, full=False)
+    return item, photo, robust.degrade(data, photo.image, item.name, "dim_dark", np.float32(item.box) / photo.scale)
+
+
 @pytest.mark.data
 def test_a_page_in_a_darker_rooms_speckle_is_found_where_its_outline_broke(robust, monkeypatch):
     """Train image43 in the benchmark's darker room (0.18 of the light): the speckle broke the thresholded
     outline and no grid was found. A speckled picture where no pass finds one is searched once more smoothed
     (``grid.SPECKLED``): the puzzle is read whole. The same photo as taken is not speckled."""
-    from ar_sudoku.io.images import decode_image
     from ar_sudoku.vision import grid
 
-    item = next(it for it in robust.items("train") if it.name == "image43" and it.group == "printed")
-    data = item.path.read_bytes()
-    photo = decode_image(data, full=False)
-    dark = robust.degrade(data, photo.image, item.name, "dim_dark", np.float32(item.box) / photo.scale)
+    item, photo, dark = _darker_room(robust, "image43")
     obj = robust.read_json(dark)
     assert obj["status"] == "solved" and obj["givens"] == item.givens
     gray = cv2.imdecode(np.frombuffer(dark, np.uint8), cv2.IMREAD_GRAYSCALE)
@@ -134,13 +140,9 @@ def test_a_dark_bottom_row_lost_in_the_speckle_is_not_taken_for_the_pictures_edg
     broke their lines; the rest was taken for a grid cut by the picture's edge, its last rows extrapolated past
     the frame (five givens wrong). The smoothed look finds the whole grid, another one than the first by two
     corners (``grid.MOVED``), and it is taken: the puzzle is read whole."""
-    from ar_sudoku.io.images import decode_image
     from ar_sudoku.vision import grid
 
-    item = next(it for it in robust.items("train") if it.name == "image199" and it.group == "printed")
-    data = item.path.read_bytes()
-    photo = decode_image(data, full=False)
-    dark = robust.degrade(data, photo.image, item.name, "dim_dark", np.float32(item.box) / photo.scale)
+    item, photo, dark = _darker_room(robust, "image199")
     obj = robust.read_json(dark)
     assert obj["status"] == "solved" and obj["givens"] == item.givens
     bottom = max(y for _, y in obj["corners"])
