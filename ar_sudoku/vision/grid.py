@@ -338,7 +338,7 @@ def _best_curled(mask: np.ndarray, probe: np.ndarray, min_score: float, area_min
                 continue
             # the same grid: the flat one's corners; or three of them, when the fit is no more bent than a
             # page (a bowed side can put the flat outline's corner off its lines; a shifted fit moves two)
-            cell = float(np.linalg.norm(flat.corners[0] - flat.corners[2])) / (9 * 2**0.5)
+            cell = cell_side(flat.corners)
             off = min((np.sort(np.abs(np.roll(curled.corners, k, axis=0) - flat.corners).max(axis=1))
                        for k in range(4)), key=lambda d: float(d[3]))
             # unless the flat outline runs along the picture's edge (two corners on it, where the frame cuts
@@ -827,13 +827,21 @@ def _flatter(gray: np.ndarray, lattice: np.ndarray) -> np.ndarray:
 AGREE = 0.25  # cells: a refitted corner this close to the outline's agrees with it
 
 
+def cell_side(corners: np.ndarray) -> float:
+    """A grid's typical cell side in pixels, from its corners' diagonal (TL to BR)."""
+    return float(np.linalg.norm(corners[0] - corners[2])) / (9 * 2**0.5)
+
+
+def _corners_moved(fit: np.ndarray, outline: np.ndarray, cells: float) -> int:
+    """How many of ``fit``'s corners lie more than ``cells`` of ``outline``'s cells from ``outline``'s."""
+    return int((np.linalg.norm(fit - outline, axis=1) > cells * cell_side(outline)).sum())
+
+
 def _agrees(fit: np.ndarray, outline: np.ndarray) -> bool:
     """A flat refit's corners against the outline's they were fitted from: all but one within ``AGREE`` cells.
     image1049 (a fold at one corner) moves that corner half a cell and the others a tenth (the outline's
     outer edge to the lines' centres): one corner set right, the rest of the outline confirmed."""
-    cell = float(np.linalg.norm(outline[0] - outline[2])) / (9 * 2**0.5)
-    moved = np.linalg.norm(fit - outline, axis=1)
-    return int((moved > AGREE * cell).sum()) <= 1
+    return _corners_moved(fit, outline, AGREE) <= 1
 
 
 def find_grid(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.02,
@@ -929,8 +937,7 @@ def _another_grid(quiet: GridQuad, first: GridQuad, smoothed: np.ndarray, scale:
     """Whether the grid found on the smoothed picture (``quiet``) is another grid than the ``first`` one, and looks
     more like one there: the speckle broke the first's outline (a dark bottom row lost, the rest taken for a grid
     cut by the picture's edge). Two corners more than ``MOVED`` cells apart; the same grid is kept as first fitted."""
-    cell = float(np.linalg.norm(first.corners[0] - first.corners[2])) / (9 * 2**0.5)
-    if int((np.linalg.norm(quiet.corners - first.corners, axis=1) > MOVED * cell).sum()) < 2:
+    if _corners_moved(quiet.corners, first.corners, MOVED) < 2:
         return False
     lattice = None if first.lattice is None else first.lattice * scale
     return quiet.score > structure_score(smoothed, first.corners * scale, lattice)
@@ -1477,7 +1484,7 @@ def refits(image: np.ndarray, grid: GridQuad, min_score: float = 0.25) -> list[G
     a cell off its lines): the grid found inside it, the grid searched for again on a crop around it, and
     the grid inside it taken as a frame. Only fits that move a corner by a quarter of a cell or more."""
     gray = to_gray(image)
-    cell = float(np.linalg.norm(grid.corners[0] - grid.corners[2])) / (9 * 2**0.5)
+    cell = cell_side(grid.corners)
     bx, by, bw, bh = cv2.boundingRect(grid.corners.reshape(-1, 1, 2).astype(np.float32))
     m = round(INSET * max(bw, bh))
     found = []
