@@ -66,6 +66,10 @@ TWO_INKS = 0.1  # how far apart (in optical-density shares) two inks must be to 
 # noise: 0.07-0.14; the held-out photos as taken: 0.01-0.05, and they are left exactly as they are) ...
 NOISY_PAPER = 0.06
 QUIET_SIGMA = 1.2  # ... and is smoothed by a Gaussian this wide (px at CELL scale) before its views are cut
+# Its colour square (half scale) is smoothed by the same width, for the inks: each channel's own noise
+# scatters a stroke's colour shares, and a pen's cells fall among the print's. A wider one (1.0) also took
+# thin printed strokes below the ink level, and they lost their colour.
+INK_SIGMA = QUIET_SIGMA / 2
 # A grid whose ink edges rise by less than SOFT of the typical ink a pixel (half scale, across x or y, the less
 # steep) is out of focus, and its views are sharpened: the more the further below, fully at SOFT - SOFT_RAMP.
 # (On the training photos as taken 0.42-1.31, a tenth below 0.52; blurred by 1.6 px on 640: 0.23-1.13.)
@@ -344,6 +348,8 @@ def grid_views(image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | Non
     half = np.clip(half, 0.0, 1.5)
     s0, s1 = half.strides
     views = np.lib.stride_tricks.as_strided(half, (9, 9, view, view), (step * s0, step * s1, s0, s1))
+    if colour is not None and smooth is not w:  # a noisy grid's colour quietened as its grey was
+        colour = cv2.GaussianBlur(colour, (0, 0), INK_SIGMA)
     inks = None if colour is None else _cell_inks(colour, 0.3 * max(ink, 12.0), cell, margin, shade)
     return GridViews(w, np.ascontiguousarray(views.reshape(81, view, view), dtype=np.float32), inks)
 
