@@ -169,6 +169,24 @@ def test_red_entries_in_a_darker_rooms_speckle_keep_apart_from_the_print_by_thei
 
 
 @pytest.mark.data
+def test_a_red_entry_the_model_doubts_in_a_darker_room_is_settled_by_its_ink(robust, monkeypatch):
+    """Train image184 (red pen) in the darker room: the noise spread both inks, so the page's two inks were apart
+    by under three times their spread and its colour had no vote; the model read the red 3 at r3c9 as print
+    (0.75). A noisy grid's inks vote at twice their spread, on the cells the model is unsure of alone
+    (``kinds.ink_votes(noisy=True)``): givens and entries split exactly."""
+    from ar_sudoku.vision import kinds
+
+    item, _, dark = _darker_room(robust, "image184", "mixed")
+    obj = robust.read_json(dark)
+    assert obj["givens"] == item.givens and obj["entries"] == item.entries
+    assert obj["status"] == "solved" and not obj.get("mistakes")
+    votes = kinds.ink_votes
+    monkeypatch.setattr(kinds, "ink_votes", lambda probs, inks, sure=0.9, noisy=False: votes(probs, inks, sure))
+    before = robust.read_json(dark)  # as before: a noisy page votes only as a clean one does
+    assert before["givens"][26] == "3" and item.entries[26] == "3"  # r3c9
+
+
+@pytest.mark.data
 def test_print_faded_under_a_readable_glare_is_read_and_a_shadow_is_not_taken_for_glare(robust):
     """image170 under the benchmark's readable glare: print faded to a quarter of its contrast was taken
     for blanks. Its contrast is now given back against the lifted paper (``cells.glare_gain``); the

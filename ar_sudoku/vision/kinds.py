@@ -294,12 +294,13 @@ class GridViews:
 
     ``square``: the grid in grey seen square-on at CELL px a cell with MARGIN px of page around it
     (:func:`warp_views_grid`; the entry model cuts its crops from it too, so it is warped once);
-    ``views``, ``inks``: see :func:`grid_views`.
+    ``views``, ``inks``: see :func:`grid_views`; ``noisy``: its paper was speckled (:func:`quiet` smoothed it).
     """
 
     square: np.ndarray
     views: np.ndarray
     inks: np.ndarray | None
+    noisy: bool = False
 
 
 def grid_views(image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None = None, *,
@@ -351,7 +352,7 @@ def grid_views(image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | Non
     if colour is not None and smooth is not w:  # a noisy grid's colour quietened as its grey was
         colour = cv2.GaussianBlur(colour, (0, 0), INK_SIGMA)
     inks = None if colour is None else _cell_inks(colour, 0.3 * max(ink, 12.0), cell, margin, shade)
-    return GridViews(w, np.ascontiguousarray(views.reshape(81, view, view), dtype=np.float32), inks)
+    return GridViews(w, np.ascontiguousarray(views.reshape(81, view, view), dtype=np.float32), inks, smooth is not w)
 
 
 def cell_inputs(image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None = None, *,
@@ -472,16 +473,22 @@ def in_entry_ink(probs: np.ndarray, inks: np.ndarray, sure: float = 0.9) -> np.n
     return np.nan_to_num(x, nan=0.0) >= 0.5
 
 
-def ink_votes(probs: np.ndarray, inks: np.ndarray, sure: float = 0.9) -> np.ndarray:
+def ink_votes(probs: np.ndarray, inks: np.ndarray, sure: float = 0.9, *, noisy: bool = False) -> np.ndarray:
     """Per cell, what its ink colour says: -1 the givens' ink, +1 the entries' ink, 0 nothing.
 
     A page showing two inks (:func:`page_inks`) votes: a cell whose ink is clearly nearer one of them.
+    ``noisy`` (a dim room's speckled grid, whose noise spreads both inks): a page whose inks are apart by
+    twice their spread (as :func:`in_entry_ink`), not three times, votes too, on the cells the model is
+    unsure of alone (neither kind at ``sure``).
     """
     votes = np.zeros(len(probs), np.float32)
+    valid = ~np.isnan(inks).any(axis=1)
     two = page_inks(probs, inks, sure)
+    if two is None and noisy:
+        two = _two_inks(probs, inks, sure, spreads=2.0)
+        valid &= (probs[:, 1:10].sum(axis=1) < sure) & (probs[:, 10:19].sum(axis=1) < sure)
     if two is None:
         return votes
-    valid = ~np.isnan(inks).any(axis=1)
     x = _nearer(inks[valid], two)
     votes[valid] = np.where(np.abs(x) >= 0.5, np.sign(x), 0.0)
     return votes
@@ -605,7 +612,7 @@ class KindReader:
         out[unsure] = e / e.sum(axis=1, keepdims=True)
         return out
 
-    def read(self, views: np.ndarray, inks: np.ndarray | None = None) -> CellKinds:
+    def read(self, views: np.ndarray, inks: np.ndarray | None = None, *, noisy: bool = False) -> CellKinds:
         """Kinds of the 81 cells from :func:`cell_inputs`: one model call for the cells that hold ink.
 
         With ``inks`` (a colour picture), the page's two inks, if it shows two, settle given against entry.
@@ -618,7 +625,7 @@ class KindReader:
             probs[idx] = self.second_look(views[idx], self.more_opinions(views[idx], first))
         votes = None
         if inks is not None:
-            votes = ink_votes(probs, inks)
+            votes = ink_votes(probs, inks, noisy=noisy)
             probs = apply_votes(probs, votes)
         kinds, digits, conf = decide(probs)
         return CellKinds(kinds, digits, probs, conf, ink=votes)
