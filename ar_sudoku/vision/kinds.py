@@ -62,6 +62,7 @@ SHIFTS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (1, -1), (-1, 1)) 
 INK_PIXELS = 6  # inked pixels (half scale) a cell needs for its ink colour to count
 MIN_SURE = 3  # sure givens and sure entries needed to learn a page's two inks
 TWO_INKS = 0.1  # how far apart (in optical-density shares) two inks must be to tell them apart
+SPREADS, NOISY_SPREADS = 3.0, 2.0  # ... and how many times their spread (a dim room's noise spreads them)
 # A grid whose paper's typical Laplacian is above this share of its contrast is noisy (a dim room's sensor
 # noise: 0.07-0.14; the held-out photos as taken: 0.01-0.05, and they are left exactly as they are) ...
 NOISY_PAPER = 0.06
@@ -327,6 +328,7 @@ def grid_views(image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | Non
         image, corners, lattice = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY), pts, lat
     w = warp_views_grid(image, corners, lattice, cell=cell, margin=margin)
     smooth = quiet(w, cell, margin)
+    noisy = smooth is not w
     half = cv2.resize(smooth, (w.shape[1] // 2, w.shape[0] // 2), interpolation=cv2.INTER_AREA).astype(np.float32)
     paper = _paper_level(half)
     diff = paper - half
@@ -344,15 +346,15 @@ def grid_views(image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | Non
     q = step // 5
     ink = percentile(inner[:, q: step - q, :, q: step - q], 99.3)
     half = diff / max(ink, 12.0)
-    if smooth is w and gain is None:  # a noisy grid (a dim room) is smoothed, and sharpening it would bring the
+    if not noisy and gain is None:  # a noisy grid (a dim room) is smoothed, and sharpening it would bring the
         half = unblur(half, cell, margin)  # noise back; a glare's restored ink is too uneven to judge the focus by
     half = np.clip(half, 0.0, 1.5)
     s0, s1 = half.strides
     views = np.lib.stride_tricks.as_strided(half, (9, 9, view, view), (step * s0, step * s1, s0, s1))
-    if colour is not None and smooth is not w:  # a noisy grid's colour quietened as its grey was
+    if colour is not None and noisy:  # a noisy grid's colour quietened as its grey was
         colour = cv2.GaussianBlur(colour, (0, 0), INK_SIGMA)
     inks = None if colour is None else _cell_inks(colour, 0.3 * max(ink, 12.0), cell, margin, shade)
-    return GridViews(w, np.ascontiguousarray(views.reshape(81, view, view), dtype=np.float32), inks, smooth is not w)
+    return GridViews(w, np.ascontiguousarray(views.reshape(81, view, view), dtype=np.float32), inks, noisy)
 
 
 def cell_inputs(image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None = None, *,
@@ -434,7 +436,7 @@ def page_inks(probs: np.ndarray, inks: np.ndarray, sure: float = 0.9) -> tuple[n
     entries), and count as two inks only when they lie apart by ``TWO_INKS`` and by several times
     their own spread: a page written in black, or in the printer's own blue, shows one.
     """
-    return _two_inks(probs, inks, sure, spreads=3.0)
+    return _two_inks(probs, inks, sure, spreads=SPREADS)
 
 
 def _two_inks(probs: np.ndarray, inks: np.ndarray, sure: float, spreads: float) -> tuple[np.ndarray, np.ndarray] | None:
@@ -466,7 +468,7 @@ def in_entry_ink(probs: np.ndarray, inks: np.ndarray, sure: float = 0.9) -> np.n
     only tells a cell read blank after solving whether it holds the person's ink (:func:`writing.written_part`),
     never moves a cell's kind on its own.
     """
-    two = _two_inks(probs, inks, sure, spreads=2.0)
+    two = _two_inks(probs, inks, sure, spreads=NOISY_SPREADS)
     if two is None:
         return np.zeros(len(probs), bool)
     x = _nearer(inks, two)
@@ -485,7 +487,7 @@ def ink_votes(probs: np.ndarray, inks: np.ndarray, sure: float = 0.9, *, noisy: 
     valid = ~np.isnan(inks).any(axis=1)
     two = page_inks(probs, inks, sure)
     if two is None and noisy:
-        two = _two_inks(probs, inks, sure, spreads=2.0)
+        two = _two_inks(probs, inks, sure, spreads=NOISY_SPREADS)
         valid &= (probs[:, 1:10].sum(axis=1) < sure) & (probs[:, 10:19].sum(axis=1) < sure)
     if two is None:
         return votes
