@@ -14,7 +14,11 @@ A share (``--degraded``, 0.5) of the synthetic patches and of the jittered photo
 through a random camera and room first (``scripts/degrade.py``, issue 21).
 
     pip install torch==2.13.0 && pip install -e '.[train]'
+    apt-get install -y fonts-...             # the font packages scripts/train_cells.py lists
     python scripts/train_digits.py            # ~10 min on 2 cores
+
+Without those packages a fresh machine has a few dozen faces (seen: 20 against the shipped model's 145),
+and the model trained is not the one shipped: the script says so.
 """
 
 from __future__ import annotations
@@ -366,6 +370,10 @@ def main() -> int:
     t0 = time.time()
     fonts = find_fonts()
     print(f"{len(fonts)} fonts", flush=True)
+    shipped = json.loads((ROOT / "models" / "digits.json").read_text()).get("training_data", {}).get("fonts", 0)
+    if len(fonts) < shipped:
+        print(f"warning: {len(fonts)} fonts, the shipped model was trained on {shipped}; install the font "
+              "packages scripts/train_cells.py lists", file=sys.stderr, flush=True)
     photos = load(args.photos)
     held = held_out_puzzles()  # by puzzle: the same puzzle is in up to 14 photos
     train_ph = [p for p in photos if p.name not in held]
