@@ -17,7 +17,7 @@ through a random camera and room first (``scripts/degrade.py``, issue 21).
     apt-get install -y fonts-...             # the font packages scripts/train_cells.py lists
     python scripts/train_digits.py            # ~10 min on 2 cores
 
-Without those packages a fresh machine has a few dozen faces (seen: 20 against the shipped model's 145),
+Without those packages a fresh machine has few faces (seen: 20 against the shipped model's 145),
 and the model trained is not the one shipped: the script says so.
 """
 
