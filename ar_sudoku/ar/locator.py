@@ -8,7 +8,9 @@ board is settled (solved), and it reports whether tracking slipped.
 
 A locator that follows one puzzle of a page (``near_only``, ``ar.page``) detects only around where its
 board is, so the largest grid in view, another puzzle, never takes the tracked one's place; it is
-started from where the page found the grid (``seed``) and, once it has lost the board, finds nothing.
+started from where the page found the grid (``seed``) and, once it has lost the board, finds nothing. While the
+board's reading has no solution it also searches wider now and then (``WIDE``), for a grid that holds the board
+or lies inside it: a track started on a part of the grid as a page slid in would otherwise keep the part.
 """
 
 from __future__ import annotations
@@ -34,17 +36,23 @@ class Located:
     corners: np.ndarray | None
     detected: bool  # found by the detector on this frame (exact), not only tracked
     slipped: bool = False  # detected far from where it was tracked: tracking slipped, or another grid
-    held: bool = False  # neither tracked nor detected: where the settled board last was (``COAST``)
+    held: bool = False  # neither tracked nor detected (or only smeared, ``MADE_UP``): where the settled board last
+    # was (``COAST``)
     streaked: bool = False  # held on a frame where its grid is streaked (a shaking hand's motion blur)
 
 
 NEAR = 0.3  # of the board's side: the margin around it that a near-only locator searches
+# ... and, every ``WIDE_EVERY`` frames while its reading has no solution, for a grid it is a part of (a page slid
+# in: the track started on the box lines of two of the three columns of boxes), or one inside it (a page's edge)
+WIDE = 1.0
+WIDE_EVERY = 3
 NEAR_SIDE = 320  # px: the board's size in the picture a near-only locator searches, when it is larger
 RESIZED = 1.1  # a slipped board whose size (``size``) changed by more than this factor is another outline, not a move
 BLUR = 0.93  # evenness below this share of the board's usual: the frame is streaked, not read
 FADED = 0.25  # a cell's paper lifted this far from the page's towards white: a glare fades its print
 SPOT_CELLS = 30  # more cells lifted than this (over a third of the grid): the light on the page, not a spot
 SOFT = 0.75  # the grid's edges fainter than this share of the board's usual: blurred (by a streak any way)
+MADE_UP = 0.03  # of the diagonal (0.4 cell): a settled board detected this far from where it was, on a streaked frame
 COAST = 12  # frames the board is held where it last was while a shaking hand's streak hides its crossings
 
 
@@ -61,6 +69,12 @@ def _surrounds(outer: np.ndarray, inner: np.ndarray) -> bool:
     margin = 0.02 * side(inner)
     inside = all(cv2.pointPolygonTest(poly, (float(x), float(y)), True) > -margin for x, y in inner)
     return inside and cv2.contourArea(poly) > 1.15 * cv2.contourArea(inner.astype(np.float32).reshape(-1, 1, 2))
+
+
+def _nested(found: np.ndarray, tracked: np.ndarray) -> bool:
+    """One quad holds the other (``_surrounds``): the grid a tracked part of it belongs to, or the grid inside a
+    tracked page's edge."""
+    return _surrounds(found, tracked) or _surrounds(tracked, found)
 
 
 def size(corners: np.ndarray) -> float:
@@ -156,11 +170,12 @@ class BoardLocator:
         """Where the board was found (full-size pixels): a near-only locator detects around it next."""
         self.last_corners = np.asarray(corners, np.float32).reshape(4, 2)
 
-    def _detect(self, near: np.ndarray | None, precise: bool = False, agreeing: bool = False) -> GridQuad | None:
-        """The grid on the working frame (working-size pixels): anywhere, or only around ``near``; ``precise``,
-        its corners where its lines cross (``find_grid``), not the outline's: an outline's corner can sit a
-        quarter cell off the grid (a fold, a border missing at a corner); ``agreeing``, only where that fit
-        agrees with the outline but for one corner."""
+    def _detect(self, near: np.ndarray | None, precise: bool = False, agreeing: bool = False,
+                margin: float = NEAR) -> GridQuad | None:
+        """The grid on the working frame (working-size pixels): anywhere, or only around ``near`` (``margin`` of
+        its size about it); ``precise``, its corners where its lines cross (``find_grid``), not the outline's:
+        an outline's corner can sit a quarter cell off the grid (a fold, a border missing at a corner);
+        ``agreeing``, only where that fit agrees with the outline but for one corner."""
         if not self.near_only:
             return find_grid(self.small, allow_cut=False, precise=precise, agreeing=agreeing)
         if near is None:
@@ -168,7 +183,7 @@ class BoardLocator:
         k = self.scale
         pts = near * k
         lo, hi = pts.min(axis=0), pts.max(axis=0)
-        m = NEAR * float((hi - lo).max())
+        m = margin * float((hi - lo).max())
         h, w = self.small.shape[:2]
         x0, y0 = max(0, int(lo[0] - m)), max(0, int(lo[1] - m))
         x1, y1 = min(w, int(hi[0] + m) + 1), min(h, int(hi[1] + m) + 1)
@@ -212,34 +227,59 @@ class BoardLocator:
 
         ``doubtful``: the board's reading has no solution. A grid detected around the tracked one is then taken
         (the track may have started on a part of the grid, its box lines, as a page slid in), not refused as the
-        page's edge around it. ``precise``: detect with the corners fitted to the lines' crossings (``agreeing``:
-        only where that fit agrees with the outline but for one corner, ``find_grid``)."""
-        k = self.scale
+        page's edge around it; a near-only locator looks for it (or a grid inside the board) in a wider window
+        every ``WIDE_EVERY`` frames. A settled board the flow lost on a streaked frame is held where it was
+        rather than moved more than ``MADE_UP`` by a detection there. ``precise``: detect with the corners fitted
+        to the lines' crossings (``agreeing``: only where that fit agrees with the outline but for one corner,
+        ``find_grid``)."""
         prev = self.last_corners
         held, self.held = self.held, 0  # frames the board was held before this one; a found board ends a hold
-        follow, self.follow = self.follow, None
-        if not self.tracker.active:
-            tracked = None
-        elif follow is not None:
-            tracked = self.tracker.follow(self.small, follow)
-        else:
-            tracked = self.tracker.track(self.small)
-        if tracked is not None:
-            tracked = tracked / k
-            if self.tracker.lattice is not None:
-                self.lattice = self.tracker.lattice / k
+        tracked = self._flow()
         # fast motion (now or on the last frame) makes a periodic grid easy to mis-track by a cell
         moving = self.speed > 0.01 or (tracked is not None and prev is not None and float(
             np.abs(tracked - prev).max()) > 0.01 * side(tracked))
         if tracked is not None and settled and not moving and frame_index % self.redetect_every:
             return Located(tracked, False)
-        quad = self._detect(tracked if tracked is not None else prev, precise, agreeing)
+        quad = self._search(tracked, prev, frame_index, doubtful, precise, agreeing)
         if quad is None:
             return self._hold(prev, held) if tracked is None and settled else Located(tracked, False)
-        edge = not doubtful and _surrounds(quad.corners / k, tracked) if tracked is not None else False
+        found = quad.corners / self.scale
+        edge = not doubtful and _surrounds(found, tracked) if tracked is not None else False
         if tracked is not None and (edge or self._streaked(tracked) and float(
-                np.abs(quad.corners / k - tracked).max()) > 0.08 * side(tracked)):
+                np.abs(found - tracked).max()) > 0.08 * side(tracked)):
             return Located(tracked, False)  # the page's edge around the grid, or a quad a streaked frame made up
+        if tracked is None and settled and prev is not None and self._streaked(prev) and float(
+                np.abs(found - prev).max()) > MADE_UP * side(prev):
+            return self._hold(prev, held)  # the flow lost a settled board in a streak: a detection there is smeared
+        return self._take(quad, tracked, prev)
+
+    def _flow(self) -> np.ndarray | None:
+        """The board tracked by the optical flow onto this frame (full-size pixels), or by the page's motion
+        (``follow``); None when the tracker is not running or lost it."""
+        follow, self.follow = self.follow, None
+        if not self.tracker.active:
+            return None
+        tracked = self.tracker.follow(self.small, follow) if follow is not None else self.tracker.track(self.small)
+        if tracked is None:
+            return None
+        if self.tracker.lattice is not None:
+            self.lattice = self.tracker.lattice / self.scale
+        return tracked / self.scale
+
+    def _search(self, tracked: np.ndarray | None, prev: np.ndarray | None, frame_index: int, doubtful: bool,
+                precise: bool, agreeing: bool) -> GridQuad | None:
+        """The grid detected where the board is; while its reading has no solution, now and then, a grid that
+        holds the tracked one or lies inside it, looked for wider (``WIDE``)."""
+        if doubtful and self.near_only and tracked is not None and frame_index % WIDE_EVERY == 0:
+            quad = self._detect(tracked, precise, agreeing, margin=WIDE)
+            if quad is not None and _nested(quad.corners / self.scale, tracked):
+                return quad
+            # else another puzzle of the page, or this one again: the usual search decides
+        return self._detect(tracked if tracked is not None else prev, precise, agreeing)
+
+    def _take(self, quad: GridQuad, tracked: np.ndarray | None, prev: np.ndarray | None) -> Located:
+        """The detected grid becomes the board: turned to the tracked corners' order, tracked from here on."""
+        k = self.scale
         ref = tracked if tracked is not None else prev
         turn = 0 if ref is None else _turn(quad.corners / k, ref)
         det = np.roll(quad.corners / k, -turn, axis=0)
