@@ -105,12 +105,24 @@ def messages(err: str) -> list[str]:
     return [ln for ln in err.splitlines() if ln.strip() and not ln.startswith("import time:")]
 
 
+# The interpreter's own report of a SIGINT that lands while it imports ``site``, before any line of the program
+# runs (CPython turns it into a fatal init error, exit 1, with the frozen modules' frames): nothing the program
+# can catch. Seen once, in a fresh-clone CI run on a loaded machine; told apart here, not taken for our traceback.
+INTERPRETER_NOT_UP = "Fatal Python error: init_import_site"
+
+
 def test_ctrl_c_the_moment_the_command_starts_ends_it_quietly(tmp_path):
-    """SIGINT to the group at once: the process dies of it before Python is up (-2, what a shell shows as 130)
-    or says so in one line with 130; never a traceback."""
+    """SIGINT to the group at once: the process dies of it before Python is up (-2, what a shell shows as 130,
+    or the interpreter's own fatal init error), or says so in one line with 130; never the program's traceback."""
     p = start("video", str(DEMO), "--headless", "--jsonl", str(tmp_path / "log.jsonl"))
     os.killpg(p.pid, signal.SIGINT)
-    _, err = finish(p)
+    try:
+        _, err = finish(p)
+    except AssertionError as e:  # finish refuses any traceback: the interpreter's own, before it is up, is not ours
+        if not (str(e).startswith(INTERPRETER_NOT_UP) and "KeyboardInterrupt" in str(e) and p.returncode == 1):
+            raise
+        assert "ar_sudoku" not in str(e), e  # no frame of the program's: it never ran
+        return
     assert p.returncode in (130, -signal.SIGINT), err
     assert messages(err) in ([], ["ar-sudoku: interrupted"])
 
