@@ -114,3 +114,30 @@ def test_a_thin_blue_stroke_on_yellowed_paper_reads_blue() -> None:
     pen = np.median(inks[entries], axis=0)
     assert pen[0] < 0.1  # the page's blue pen absorbs red and green, hardly blue
     assert inks[80][0] < 0.2 and np.linalg.norm(inks[80] - pen) < 0.2
+
+
+@pytest.mark.data
+def test_a_red_pen_brighter_than_its_shadowed_paper_reads_red(reader) -> None:
+    """image201: its bottom row lies in shadow, where the red entries (B, G, R about 34, 36, 116) are brighter by
+    grey level than their paper (45, 45, 45). Taken for the paper's own colour, they made the paper seem to absorb
+    red: those cells' ink read as a red pen's opposite, and the entries as blanks or print. Now the paper is the
+    brightest block of an unsaturated colour, the row's entries are in the page's pen, and the photo is read
+    exactly."""
+    from ar_sudoku.vision.kinds import KindReader
+    from ar_sudoku.vision.reading import process_image
+
+    image, corners, printed, full = _mixed("image201")
+    _, inks = cell_inputs(image, corners)
+    assert inks is not None
+    entries = [i for i in range(81) if printed[i] == "0" and not np.isnan(inks[i]).any()]
+    pen = np.median(inks[[i for i in entries if i < 72]], axis=0)  # the lit rows' red pen
+    assert pen[2] < 0.1  # a red pen absorbs blue and green, hardly red
+    shadowed = [i for i in entries if i >= 72]
+    assert len(shadowed) >= 4
+    for i in shadowed:
+        assert inks[i][2] < 0.2 and np.linalg.norm(inks[i] - pen) < 0.25, (i, inks[i])
+    res = process_image(image, reader, kinds=KindReader())
+    assert res.status == "solved" and res.written is not None
+    assert res.givens == printed.replace("0", ".")
+    assert res.written.entries == "".join(d if p == "0" else "." for p, d in zip(printed, full))
+    assert res.written.mistakes(res.solution) == ()
