@@ -146,9 +146,9 @@ def _paper_level(w: np.ndarray) -> np.ndarray:
 
 
 # A block whose colour's saturation (chroma over its brightest channel) lies this far above the grid's median
-# is ink, not paper, however bright: in a shadowed row of train image201 a red pen (B, G, R 34, 36, 116) is
-# brighter by grey level than its paper (45, 45, 45), and taken for the paper it made the paper seem to absorb
-# red, and the pen's cells blank or in the print's ink (as taken: 77 of 81 cells right; now 81) ...
+# is ink, not paper, however bright: in a shadowed row a red pen can be brighter by grey level than its paper
+# (train image201), and taken for the paper it made the paper seem to absorb red, and the pen's cells read
+# blank or in the print's ink ...
 INK_SATURATION = 0.15
 SATURATION_WEIGHT = 2.0  # ... and its grey level counts for less by this many times its excess
 
