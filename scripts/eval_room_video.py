@@ -4,6 +4,8 @@
     python scripts/make_room_video.py --out /tmp/room.mp4
     python scripts/eval_room_video.py /tmp/room.mp4              # runs `ar-sudoku video ... --headless --jsonl`
     python scripts/eval_room_video.py /tmp/room.mp4 --log /tmp/room.jsonl   # an existing log, no run
+    python scripts/eval_room_video.py /tmp/room.mp4 --lockstep 1  # in-process, each solve waited for 1 frame
+                                                                  # on: figures independent of the machine's load
 
 Reported: frames with the grid wholly in view; of those, frames with the right answer drawn (the
 log's solution is the page's); wrong frames (a solution that is not the page's, drawn anywhere);

@@ -99,3 +99,37 @@ def test_the_training_side_room_video_shows_only_training_puzzles_and_refuses_he
     assert make_room_video.main(["--out", str(tmp_path / "r.mp4"), "--split", "train", "--photos", "image10"]) == 2
     assert "training photos" in capsys.readouterr().err
     assert not (tmp_path / "r.mp4").exists()
+
+
+def _untimed(value):
+    """A log with its timings (``t_ms``, ``ms``: the machine's, not the reading's) left out."""
+    if isinstance(value, dict):
+        return {k: _untimed(v) for k, v in value.items() if k not in ("t_ms", "ms")}
+    if isinstance(value, list):
+        return [_untimed(v) for v in value]
+    return value
+
+
+@pytest.mark.data
+def test_a_lockstep_replay_gives_the_same_log_twice_and_the_judge_prints_its_figures(tmp_path, capsys):
+    """``eval_room_video.py --lockstep LAG``: the session stepped in-process, each solve waited for once it is
+    LAG frames old, so two runs (two versions of the code, or one machine busy and one idle) give one log."""
+    pytest.importorskip("onnxruntime")
+    need(PHOTOS / "mixed" / "image10.jpg")
+    import clips
+    import eval_room_video
+    import make_room_video
+
+    video = tmp_path / "room.mp4"
+    assert make_room_video.main(["--out", str(video), "--photos", "image10", "--seconds", "3"]) == 0
+    capsys.readouterr()
+    first, second = clips.replay_video(video, 1), clips.replay_video(video, 1)
+    assert len(first) == 90 and _untimed(first) == _untimed(second)
+    fig = eval_room_video.compare(clips.read_jsonl(video.with_suffix(".truth.jsonl")), first)
+    assert fig.drawn > 0 and fig.wrong == 0 and fig.false_mistake_frames == 0
+    assert eval_room_video.main([str(video), "--lockstep", "1"]) == 0
+    assert capsys.readouterr().out.strip() == "\n".join(fig.lines())
+    with pytest.raises(SystemExit) as bad:
+        eval_room_video.main([str(video), "--lockstep", "-1"])
+    assert bad.value.code == 2 and "--lockstep" in capsys.readouterr().err
+    assert eval_room_video.main([str(tmp_path / "none.mp4"), "--lockstep", "1"]) == 2
