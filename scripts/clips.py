@@ -74,16 +74,17 @@ def judge(argv: list[str] | None, doc: str | None, who: str, maker: str, compare
     args = ap.parse_args(argv)
     if args.lockstep is not None and args.lockstep < 0:
         ap.error("--lockstep: a lag of 0 frames or more")
-    if args.lockstep is not None:
-        truth = read_truth(args.video, who)
-        if truth is None:
-            return 2
-        print("\n".join(compare(truth, replay_video(args.video, args.lockstep)).lines()))
-        return 0
-    both = truth_and_log(args.video, args.log, who)
-    if both is None:
+    truth = read_truth(args.video, who)
+    if truth is None:
         return 2
-    print("\n".join(compare(*both).lines()))
+    if args.log is not None and not args.log.is_file():
+        print(f"{who}: {args.log} not found", file=sys.stderr)
+        return 2
+    if args.lockstep is not None:
+        log = replay_video(args.video, args.lockstep)
+    else:
+        log = command_log(args.video, args.log, who)
+    print("\n".join(compare(truth, log).lines()))
     return 0
 
 
@@ -96,15 +97,11 @@ def read_truth(video: Path, who: str) -> list[dict] | None:
     return read_jsonl(truth_path)
 
 
-def truth_and_log(video: Path, log: Path | None, who: str) -> tuple[list[dict], list[dict]] | None:
-    """The video's truth, and the command's log of it (``log``: an earlier run's, else run now); None (said
-    on stderr) when the video or its truth is missing."""
-    truth = read_truth(video, who)
-    if truth is None:
-        return None
+def command_log(video: Path, log: Path | None, who: str) -> list[dict]:
+    """The command's log of ``video``: ``log``, an earlier run's, else the command run now."""
     if log is not None:
-        return truth, read_jsonl(log)
+        return read_jsonl(log)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "run.jsonl"
         run_video(video, path, who)
-        return truth, read_jsonl(path)
+        return read_jsonl(path)
