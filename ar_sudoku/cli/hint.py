@@ -12,17 +12,19 @@ import json
 
 from ar_sudoku.cli.common import EXIT_OK, CliError, help_format, positive_seconds
 from ar_sudoku.cli.solve import BOX_HELP, box_arg, parse_boards
+from ar_sudoku.sudoku.killer import Killer
+from ar_sudoku.sudoku.killer_logic import next_killer_step
 from ar_sudoku.sudoku.logic import next_step
 from ar_sudoku.sudoku.solver import SYMBOLS, Board
 from ar_sudoku.sudoku.vocabulary import is_empty
 
 
-def _entries(text: str | None, board: Board) -> str | None:
+def _entries(text: str | None, board: Board | Killer) -> str | None:
     """The --entries string, checked against the puzzle: one symbol a cell (1-9 on 9x9), '.' or '0'."""
     if text is None:
         return None
     entries = text.strip()
-    cells, top = len(board.cells), SYMBOLS[board.size - 1]
+    cells, top = board.size * board.size, SYMBOLS[board.size - 1]
     allowed = "1-9" if board.size == 9 else f"1-{top}" if board.size < 9 else f"1-9, A-{top}"
     if len(entries) != cells:
         raise CliError(f"--entries: {len(entries)} characters; give {cells} ({allowed}, '.' or 0 for an empty cell)")
@@ -37,7 +39,10 @@ def run(args: argparse.Namespace) -> int:
     if len(boards) != 1:
         raise CliError(f"{args.puzzle}: {len(boards)} puzzles; a hint is for one puzzle")
     board = boards[0]
-    step = next_step(board, _entries(args.entries, board), reveal_digit=args.reveal, timeout=args.timeout)
+    if isinstance(board, Killer):
+        step = next_killer_step(board, _entries(args.entries, board), reveal_digit=args.reveal, timeout=args.timeout)
+    else:
+        step = next_step(board, _entries(args.entries, board), reveal_digit=args.reveal, timeout=args.timeout)
     if args.json:
         from ar_sudoku.cli.records import step_json
 
@@ -55,10 +60,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
             "Print the next step only: a mistake in --entries first (without the right digit "
             "unless --reveal), else the easiest technique that applies, with one sentence "
             "saying why; a cell of the solution only when no named technique is left. "
-            "Works on 4x4, 6x6 (2x3 boxes, or --box 3x2), 9x9 and 16x16 puzzles. "
+            "Works on 4x4, 6x6 (2x3 boxes, or --box 3x2), 9x9 and 16x16 puzzles, and on killer puzzles "
+            "(a JSON line, as solve reads them: the cage techniques first, the rule of 45, then the ordinary ones). "
             "Exit 0 with a hint, 1 when the puzzle has no single solution, 2 for bad input.",
             "  ar-sudoku hint 53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79\n"
-            "  ar-sudoku hint puzzle.txt --entries ..4.............(81 characters) --json\n",
+            "  ar-sudoku hint puzzle.txt --entries ..4.............(81 characters) --json\n"
+            "  ar-sudoku hint killer.jsonl   # a killer puzzle: one JSON line\n",
         ),
     )
     p.add_argument("puzzle", metavar="PUZZLE|FILE|-", help="the givens: a puzzle, a file with one, or - for stdin")

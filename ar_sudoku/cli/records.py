@@ -14,10 +14,14 @@ from ar_sudoku.sudoku.solver import box_label
 from ar_sudoku.sudoku.written import NAMES, Written
 
 if TYPE_CHECKING:  # the text commands (solve, hint) write JSON too, without loading the vision stack
+    from collections.abc import Iterable
+
     import numpy as np
 
     from ar_sudoku.ar.photo import PhotoAnalysis
     from ar_sudoku.ar.session import FrameResult
+    from ar_sudoku.sudoku.killer import Cage
+    from ar_sudoku.sudoku.killer_logic import KillerExplanation
     from ar_sudoku.sudoku.rules import BoardResult
 
 NO_WRITING: dict[str, Any] = {"cells": None, "entries": None, "candidates": None, "mistakes": [], "doubts": []}
@@ -121,6 +125,27 @@ def explanation_json(explanation: Explanation) -> dict[str, Any]:
         "puzzle": explanation.puzzle,
         "size": explanation.box[0] * explanation.box[1],
         "box": box_label(explanation.box),
+        "solution": explanation.solution,
+        "logical": explanation.logical,
+        "rating": explanation.rating,
+        "steps": [step_json(s) for s in explanation.steps],
+    }
+
+
+def cages_json(cages: Iterable[Cage] | None) -> list[dict[str, Any]] | None:
+    """A killer puzzle's cages as ``solve`` reads them back: ``[{"sum": 17, "cells": [0, 9, 10]}, ...]``
+    (cells 0-80 row by row, the first one where the sum is printed); None for an ordinary puzzle."""
+    return None if cages is None else [{"sum": c.total, "cells": list(c.cells)} for c in cages]
+
+
+def killer_explanation_json(explanation: KillerExplanation) -> dict[str, Any]:
+    """``solve --json`` of a killer puzzle: the ordinary keys, with its givens and cages beside them."""
+    return {
+        "puzzle": explanation.puzzle,
+        "givens": explanation.puzzle,
+        "size": 9,
+        "box": "3x3",
+        "cages": cages_json(explanation.killer.cages),
         "solution": explanation.solution,
         "logical": explanation.logical,
         "rating": explanation.rating,

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from ar_sudoku.cli import killer_text
 from ar_sudoku.cli.common import (
     EXIT_OK,
     EXIT_UNSOLVED,
@@ -17,6 +18,7 @@ from ar_sudoku.cli.common import (
     positive_seconds,
     write_image,
 )
+from ar_sudoku.sudoku.killer import Killer
 from ar_sudoku.sudoku.logic import NoSolutionError, explain
 from ar_sudoku.sudoku.solver import (
     SYMBOLS,
@@ -72,7 +74,7 @@ def read_puzzle_arg(arg: str) -> str:
         except OSError as exc:
             raise CliError(f"{arg}: cannot read ({exc.strerror})") from exc
     stripped = arg.strip()
-    looks_like_puzzle = len(stripped) in (16, 36, 81, 256) or "\n" in stripped
+    looks_like_puzzle = len(stripped) in (16, 36, 81, 256) or "\n" in stripped or stripped.startswith("{")
     if not looks_like_puzzle and ("/" in arg or "." in Path(arg).suffix or len(stripped) < 16):
         raise CliError(f"{arg}: no such file, and not a puzzle (81 characters, '.' or 0 for blanks)")
     return arg
@@ -81,26 +83,34 @@ def read_puzzle_arg(arg: str) -> str:
 MAX_BAD_LINES = 10  # bad puzzles named one a line; more are counted in one summary line
 
 
+Puzzle = Board | Killer  # a line of a puzzle file: an ordinary puzzle, or a killer one (a JSON object)
+
+
 def parse_boards(arg: str, lenient: bool = False, box: Box | None = None,
-                 symbols: str = "1-G") -> tuple[list[Board], list[PuzzleFormatError]]:
-    """The puzzles behind PUZZLE|FILE|-. Strict: the first bad one is a CliError. ``lenient``: bad ones
-    are returned beside the good ones, which are still solved; only a text with no good puzzle fails.
-    ``box`` (``--box``) is every puzzle's box shape; a puzzle it does not fit is a bad one.
-    ``symbols`` ``0-F``: 16x16 puzzles written 0-F, read as 1-G (any other size is refused)."""
+                 symbols: str = "1-G") -> tuple[list[Puzzle], list[PuzzleFormatError]]:
+    """The puzzles behind PUZZLE|FILE|-, in line order. Strict: the first bad one is a CliError. ``lenient``: bad
+    ones are returned beside the good ones, which are still solved; only a text with no good puzzle fails.
+    ``box`` (``--box``) is every ordinary puzzle's box shape; a puzzle it does not fit is a bad one.
+    ``symbols`` ``0-F``: 16x16 puzzles written 0-F, read as 1-G (any other size is refused). A line that
+    starts with ``{`` is a killer puzzle (``killer_text``)."""
     text = read_puzzle_arg(arg)
     source = "stdin" if arg == "-" else "puzzle" if text is arg else arg
+    text, killers, errors = killer_text.split_killers(text)
     if symbols == "0-F":
-        other = next((b for b in parse_puzzles_lenient(text, box)[0] if b.size != 16), None)
+        every: list[Puzzle] = [*parse_puzzles_lenient(text, box)[0], *killers]
+        other = next((b for b in every if b.size != 16), None)
         if other is not None:  # found before the symbols are changed, so its size is the one written
             where = f" (line {other.line})" if other.line else ""
             raise CliError(f"{source}: --symbols 0-F is for 16x16 puzzles; this one{where} is "
                            f"{other.size}x{other.size}")
         text = text.translate(TO_INTERNAL)
-    boards, errors = parse_puzzles_lenient(text, box)
-    if errors and (not lenient or not boards):
+    boards, bad = parse_puzzles_lenient(text, box)
+    errors = sorted(errors + bad, key=lambda e: e.line or 0)
+    found: list[Puzzle] = sorted([*boards, *killers], key=lambda b: b.line or 0)
+    if errors and (not lenient or not found):
         more = f" (and {len(errors) - 1} more bad lines)" if len(errors) > 1 else ""
         raise CliError(f"{source}: {errors[0]}{more}")
-    if not boards:
+    if not found:
         raise CliError(f"{arg}: no puzzle found")
     if errors:
         for exc in errors[:MAX_BAD_LINES]:
@@ -108,7 +118,7 @@ def parse_boards(arg: str, lenient: bool = False, box: Box | None = None,
         if len(errors) > MAX_BAD_LINES:
             print(f"ar-sudoku: {source}: {len(errors) - MAX_BAD_LINES} more bad lines skipped "
                   f"({len(errors)} in all)", file=sys.stderr)
-    return boards, errors
+    return found, errors
 
 
 def run(args: argparse.Namespace) -> int:
@@ -121,6 +131,10 @@ def run(args: argparse.Namespace) -> int:
     code = EXIT_UNSOLVED if bad else EXIT_OK  # the good puzzles are solved; the bad ones were named
     for k, board in enumerate(boards, 1):
         label = f"puzzle {k}" + (f" (line {board.line})" if board.line and len(boards) > 1 else "")
+        if isinstance(board, Killer):
+            if not killer_text.solve_one(args, board, label, k if len(boards) > 1 else None):
+                code = EXIT_UNSOLVED
+            continue
         if args.explain or args.json:
             if not _explain(args, board, label, k if len(boards) > 1 else None, shown):
                 code = EXIT_UNSOLVED
@@ -192,7 +206,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
             "Solve each puzzle: an 81-character line ('.' or 0 for a blank), 9 lines of 9 "
             "space-separated digits, or a file with one puzzle a line. 4x4, 6x6 (36 "
             "characters or 6 rows; 2x3 boxes, --box 3x2 for tall ones) and 16x16 (digits 1-9 then A-G) "
-            "work too. Exit 0 when all are solved, 1 when any has "
+            "work too, and killer puzzles: a line that starts with '{' is one, a JSON object "
+            "{\"givens\": \"81 chars\", \"cages\": [{\"sum\": 17, \"cells\": [0, 9, 10]}, ...]} (cells 0-80 "
+            "row by row; givens may be left out). Exit 0 when all are solved, 1 when any has "
             "no solution or timed out, 2 for bad input.",
             "  ar-sudoku solve 53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79\n"
             "  ar-sudoku solve puzzles.txt --pretty\n"
@@ -200,7 +216,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
             "  cat puzzles.txt | ar-sudoku solve - --count\n"
             "  ar-sudoku solve puzzle.txt --png solved.png\n"
             "  ar-sudoku solve puzzle.txt --explain        # every step, easiest technique first\n"
-            "  ar-sudoku solve puzzles.txt --json          # one object per puzzle, with rating and steps\n",
+            "  ar-sudoku solve puzzles.txt --json          # one object per puzzle, with rating and steps\n"
+            "  ar-sudoku solve killers.jsonl --json        # killer puzzles: the same, with their cages\n",
         ),
     )
     p.add_argument("puzzle", metavar="PUZZLE|FILE|-", help="a puzzle, a file of puzzles, or - for stdin")
@@ -209,7 +226,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--explain", action="store_true",
                    help="print the steps a person can follow, one a line, then the rating and the solution")
     p.add_argument("--json", action="store_true",
-                   help="print one JSON object per puzzle: puzzle, size, box, solution, logical, rating, steps")
+                   help="print one JSON object per puzzle: puzzle, size, box, solution, logical, rating, steps "
+                        "(a killer puzzle: givens and cages too)")
     p.add_argument("--box", type=box_arg, metavar="RxC", help=BOX_HELP)
     p.add_argument("--symbols", choices=["1-G", "0-F"], default="1-G", help=SYMBOLS_HELP)
     p.add_argument("--png", metavar="OUT.png", help="render the solved grid (givens black, solved blue)")
