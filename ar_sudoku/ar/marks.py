@@ -34,6 +34,7 @@ class Marks:
     shade: tuple[int, ...] = ()  # the unit that proves the hint
     small: tuple[tuple[int, str], ...] = ()  # (cell, text) drawn small: the hinted digit, "-4" for a removal
     text: str = ""  # the sentence for the status box
+    corner_clear: bool = False  # answers drawn smaller and low to the right: a killer cage's sum is in the corner
 
     @property
     def empty(self) -> bool:

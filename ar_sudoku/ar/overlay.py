@@ -35,6 +35,8 @@ SHIFT = 4  # fillPoly's fractional bits: points placed to 1/16 px
 ANSWER: BGR = (40, 170, 0)  # a clear green-teal: the answers, on a grid of any size
 SHADE = 0.35  # the shading of a hint's unit: this much of its colour over the paper
 RING = 0.42  # a ring's radius, in cells
+KILLER_ANSWER = 0.4  # an answer's height on a killer page, in cells: below and right of the cage's sum ...
+KILLER_AT = (0.1, 0.12)  # ... its centre this far right of and below the cell's (clear of a two-digit sum)
 
 
 @lru_cache(maxsize=256)
@@ -105,8 +107,9 @@ class OverlayRenderer:
             square = np.array([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]], np.float32)
             for i in marks.shade:
                 add("shade", self.shade_color, i, (square,))
+            answer = (KILLER_ANSWER, KILLER_AT) if marks.corner_clear else (self.digit_height, (0.0, 0.0))
             for i, d in marks.answers:
-                add("answer", self.color, i, glyph(d, self.digit_height, 1 / 16))
+                add("answer", self.color, i, glyph(d, answer[0], 1 / 16), answer[1])
             for cells, color in ((marks.ring, self.hint_color), (marks.mistakes, self.mistake_color)):
                 for i in cells:
                     add("ring", color, i, ring(RING, 1 / 12))

@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ar_sudoku.ar.killer_marks import plan_killer
 from ar_sudoku.ar.marks import Marks, Mode, plan_marks
 from ar_sudoku.ar.overlay import OverlayRenderer
 from ar_sudoku.ar.sized import draw_answers
@@ -36,6 +37,8 @@ def plan(result: BoardResult, show: Mode) -> tuple[Marks | None, Step | None]:
     """What to draw for a solved photo in the display mode ``show``, and the hint's step."""
     if not (result.solution and result.givens) or result.size != 9:  # other sizes: ``sized.draw_answers``
         return None, None
+    if result.cages is not None:  # a killer page: answers clear of its sums, killer hints
+        return plan_killer(result.givens, result.solution, result.cages, show, result.unreadable)
     entries = result.entries
     w = result.written
     marks = plan_marks(show, result.givens, result.solution, entries,

@@ -55,12 +55,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ar_sudoku.ar import killer_live
+from ar_sudoku.ar.killer_live import KillerSight
+from ar_sudoku.ar.killer_marks import plan_killer
 from ar_sudoku.ar.ledger import EntryLedger
 from ar_sudoku.ar.locator import BoardLocator, Located
 from ar_sudoku.ar.machine import TABLE, Action, Event, State
 from ar_sudoku.ar.marks import Marks, Mode, plan_marks
 from ar_sudoku.ar.overlay import OverlayRenderer
 from ar_sudoku.ar.solve_worker import SolveHandle, SolveWorker
+from ar_sudoku.sudoku.killer import Cage
 from ar_sudoku.sudoku.rules import BoardResult, Reading
 from ar_sudoku.sudoku.vocabulary import Status
 from ar_sudoku.sudoku.written import Written
@@ -97,6 +101,7 @@ class FrameResult:
     # result's own fields are the first one's (or nothing found), so a reader of one puzzle keeps working
     box: tuple[int, int] = (3, 3)  # a 4x4, 6x6 or 16x16 grid's boxes (``ar.sized_live``): givens and solution
     symbols: str = "1-9"  # are n*n of the solver's symbols; the page prints its values in this style
+    cages: tuple[Cage, ...] | None = None  # a killer page's cages (its givens and solution beside them)
 
     @property
     def size(self) -> int:
@@ -132,6 +137,7 @@ class BoardReading:
     submitted: str | None = None  # the last vote handed to the solver
     submitted_at: int = -1  # the frame it was handed over on
     doubted: bool = False  # once read without a solution: the board is detected precisely from then on
+    killer: KillerSight = field(default_factory=KillerSight)  # the board read as a killer page (``ar.killer_live``)
 
 
 @dataclass(frozen=True)
@@ -242,6 +248,8 @@ class ARSession:
                self.ledger.doubts, self.ledger.unreadable)
         if key != self._marks_key:
             self._marks_key, self._marks = key, plan_marks(*key)
+            if result.cages is not None:  # a killer page: answers clear of its sums, killer hints
+                self._marks = plan_killer(givens, result.solution, result.cages, self.mode)[0]
         return self._marks
 
     def clear_overrides(self) -> None:
@@ -340,6 +348,11 @@ class ARSession:
         corners, reading = self._read(corners)
         board = self.board
         board.since_read = 0
+        if self.state is State.UNSOLVABLE or not board.oriented:  # no solution, or too few digits to vote on
+            killer = killer_live.look(board.killer, self.locator.colour(), corners, self.locator.lattice, self.reader,
+                                      self.cfg.solve_timeout)
+            if killer is not None and killer.corners is not None:
+                return self._take_killer(killer)
         if board.oriented:
             board.votes = [*board.votes, reading][-self.cfg.window :]
         if len(board.votes) >= self.cfg.votes and board.handle is None:
@@ -347,6 +360,17 @@ class ARSession:
             if voted.givens != board.submitted:
                 self._submit(voted)
         return corners
+
+    def _take_killer(self, result: BoardResult) -> np.ndarray:
+        """A killer reading two frames agreed on: settled, tracked the way its sums read, its ink the pattern
+        that ``_same_pattern`` watches (its small sums, not givens it mostly lacks)."""
+        assert result.corners is not None
+        self._settle(result)
+        if self.locator.lattice is not None:
+            self.locator.lattice = result.lattice
+        self.locator.restart(result.corners)
+        self._given_cells = (result.givens, self.locator.inked(result.corners))
+        return result.corners
 
     def _recheck(self, corners: np.ndarray) -> np.ndarray:
         """SOLVED, SUSPECT: re-read now and then; a different puzzle is suspected, then confirmed."""
@@ -356,6 +380,10 @@ class ARSession:
         corners, reading = self._read(corners)
         self.board.since_read = 0
         diff, hidden = self._differs(reading)
+        result = self.board.result
+        if result is not None and result.cages is not None and not killer_live.same_page(
+                result, self.locator.colour(), corners, self.locator.lattice):
+            diff = 2 * self.cfg.mismatch_new  # another killer page: its sums are elsewhere
         if diff >= 2 * self.cfg.mismatch_new:
             self._fire(Event.DIFFERS_MUCH)
         elif diff >= self.cfg.mismatch_new:
@@ -525,12 +553,14 @@ class ARSession:
         t_ms = (time.perf_counter() - t0) * 1e3
         in_view = corners is not None
         written = None
-        if self.kinds is not None and in_view and board.givens:
+        killer = board.result is not None and board.result.cages is not None
+        if self.kinds is not None and in_view and board.givens and not killer:  # a killer page's sums are no entries
             written = self.ledger.on_paper(board.givens)
         return FrameResult(frame=self.frame_index, status=self.state, corners=corners,
                            givens=board.givens if in_view else None, solution=solution, t_ms=t_ms,
                            timings=timings, message=message, marks=marks,
-                           lattice=self.locator.lattice if in_view else None, written=written)
+                           lattice=self.locator.lattice if in_view else None, written=written,
+                           cages=board.result.cages if in_view and board.result is not None else None)
 
     def draw(self, frame: np.ndarray, result: FrameResult) -> np.ndarray:
         """The overlay for ``result`` on ``frame`` (in place)."""

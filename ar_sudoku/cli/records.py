@@ -51,6 +51,7 @@ def board_json(result: BoardResult, path: str) -> dict[str, Any]:
         "size": result.size,
         "box": box_label(result.box),
         "symbols": result.symbols,
+        "cages": cages_json(result.cages),  # a killer page's cages as ``solve`` reads them; null on an ordinary one
     }
 
 
@@ -86,6 +87,7 @@ def _puzzle_json(result: FrameResult) -> dict[str, Any]:
         "size": result.size,
         "box": box_label(result.box),
         "symbols": result.symbols,
+        "cages": cages_json(result.cages),  # a killer page's cages; null on an ordinary one
     }
     if result.written is not None and result.givens is not None:
         out.update({k: v for k, v in written_json(result.written, result.solution).items() if k != "candidates"})

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ar_sudoku.sudoku.killer import Cage
 from ar_sudoku.sudoku.solver import count_solutions, parse_line, solve, validate
 from ar_sudoku.sudoku.vocabulary import Status
 from ar_sudoku.sudoku.written import Written
@@ -64,6 +65,7 @@ class BoardResult:
     unreadable: tuple[int, ...] = ()  # cells washed out (glare): not read, not taken as blank, no answer drawn
     box: tuple[int, int] = (3, 3)  # rows x columns of one box: the grid's side is their product (issue 24)
     symbols: str = "1-9"  # how the page prints its values: 1-9, or on 16x16 "1-9A-G", "0-F" or "1-16"
+    cages: tuple[Cage, ...] | None = None  # a killer page's cages (their sums and cells), as read; None: ordinary
 
     @property
     def size(self) -> int:

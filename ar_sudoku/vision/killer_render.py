@@ -3,9 +3,10 @@
 A killer page as newspapers print it: the ordinary grid with its thick box lines; each cage outlined by a
 thin dashed line just inside its cells (so it is never taken for a grid line), which runs on across the
 cell borders inside the cage and turns at its corners; the cage's sum printed small in the top-left corner
-of its first cell (top-most, then left-most), the outline broken under it. OpenCV's Hershey faces, as the
-ordinary sheet, so no font files are needed at run time. :func:`cage_segments` (the outline as line
-segments in cell units) is shared with the SVG and with the test renderers' own drawing.
+of its first cell (top-most, then left-most), the outline broken under it. Some newspapers dot the outline
+(:data:`DOTTED`) or shade each cage in one of a few pale colours instead, neighbours apart (:data:`SHADED`).
+OpenCV's Hershey faces, as the ordinary sheet, so no font files are needed at run time. :func:`cage_segments`
+(the outline as line segments in cell units) is shared with the SVG and the training pages.
 """
 
 from __future__ import annotations
@@ -33,9 +34,33 @@ class KillerStyle:
     sum_height: float = 0.2  # the sum's digit height: small, in the corner, as printed
     sum_at: tuple[float, float] = (0.07, 0.07)  # the sum's top-left within its cell
     digit_height: float = 0.55  # a given's digit height, as on the ordinary sheet
+    outline: bool = True  # the dashed (or dotted) outline; shaded pages may print none
+    shades: tuple[tuple[int, int, int], ...] = ()  # pale BGR fills, one a cage, neighbours apart (none: white)
+    sum_font: int = cv2.FONT_HERSHEY_SIMPLEX  # the sums' face
+    sums: bool = True  # draw the sums (the training pages draw their own, in other faces)
 
 
 STYLE = KillerStyle()
+DOTTED = KillerStyle(dash=0.001, gap=0.065, line=0.035)  # round dots: a dash of no length with round caps
+PALE = ((205, 235, 250), (250, 225, 205), (210, 245, 215), (240, 215, 240), (255, 255, 255))  # BGR
+SHADED = KillerStyle(outline=False, shades=PALE)
+
+
+def cage_colours(killer: Killer, count: int) -> tuple[int, ...]:
+    """A colour index (0 to ``count`` - 1) for each cage, no two neighbouring cages alike (greedy, largest
+    cage first: five colours always suffice on a grid, four nearly always)."""
+    cage_of = killer.cage_of()
+    near: list[set[int]] = [set() for _ in killer.cages]
+    for i, k in enumerate(cage_of):
+        for j in (i + 1, i + SIDE):
+            if j < SIDE * SIDE and (j != i + 1 or j % SIDE) and k >= 0 and cage_of[j] >= 0 and cage_of[j] != k:
+                near[k].add(cage_of[j])
+                near[cage_of[j]].add(k)
+    colour = [-1] * len(killer.cages)
+    for k in sorted(range(len(killer.cages)), key=lambda k: -len(near[k])):
+        used = {colour[n] for n in near[k]}
+        colour[k] = next((c for c in range(count) if c not in used), k % count)
+    return tuple(colour)
 
 
 def cage_segments(cells: Sequence[int], inset: float) -> list[Segment]:
@@ -97,15 +122,22 @@ def draw_killer(img: np.ndarray, origin: tuple[int, int], cell: int, killer: Kil
     def px(x: float, y: float) -> tuple[int, int]:
         return round(x0 + x * cell), round(y0 + y * cell)
 
-    for cage in killer.cages:
-        for seg in cage_segments(cage.cells, style.inset):
-            for a, b, c, d in dashes(seg, style.dash, style.gap):
-                cv2.line(img, px(a, b), px(c, d), BLACK, width, cv2.LINE_AA)
+    if style.shades:
+        colours = cage_colours(killer, len(style.shades))
+        for cage, k in zip(killer.cages, colours):
+            for i in cage.cells:
+                row, col = divmod(i, SIDE)
+                cv2.rectangle(img, px(col, row), px(col + 1, row + 1), style.shades[k], -1)
+    if style.outline:
+        for cage in killer.cages:
+            for seg in cage_segments(cage.cells, style.inset):
+                for a, b, c, d in dashes(seg, style.dash, style.gap):
+                    cv2.line(img, px(a, b), px(c, d), BLACK, width, cv2.LINE_AA)
     draw_grid_lines(img, (x0, y0), cell)
-    for cage in killer.cages:
+    for cage in killer.cages if style.sums else ():
         r, c = divmod(cage.first, SIDE)
         draw_sum(img, str(cage.total), (x0 + (c + style.sum_at[0]) * cell, y0 + (r + style.sum_at[1]) * cell),
-                 style.sum_height * cell)
+                 style.sum_height * cell, style.sum_font, clear=style.outline)
     for i, v in enumerate(killer.givens.cells):
         r, c = divmod(i, SIDE)
         if v:
@@ -117,22 +149,25 @@ def draw_killer(img: np.ndarray, origin: tuple[int, int], cell: int, killer: Kil
 
 
 def draw_sum(img: np.ndarray, text: str, top_left: tuple[float, float], height: float,
-             font: int = cv2.FONT_HERSHEY_SIMPLEX) -> None:
-    """A cage's sum, ``height`` px tall, with the paper cleared behind it (the outline breaks under it)."""
+             font: int = cv2.FONT_HERSHEY_SIMPLEX, clear: bool = True) -> None:
+    """A cage's sum, ``height`` px tall, with the paper cleared behind it when ``clear`` (the outline breaks
+    under it)."""
     scale = height / cv2.getTextSize("8", font, 1.0, 1)[0][1]
     th = max(1, round(scale * 1.4))
     (w, h), _ = cv2.getTextSize(text, font, scale, th)
     x, y = round(top_left[0]), round(top_left[1])
     pad = max(1, round(height * 0.15))
-    cv2.rectangle(img, (x - pad, y - pad), (x + w + pad, y + h + pad), (255, 255, 255), -1)
+    if clear:
+        cv2.rectangle(img, (x - pad, y - pad), (x + w + pad, y + h + pad), (255, 255, 255), -1)
     cv2.putText(img, text, (x, y + h), font, scale, BLACK, th, cv2.LINE_AA)
 
 
-def killer_image(killer: Killer, solution: str | None = None, cell: int = 60, margin: int = 20) -> np.ndarray:
+def killer_image(killer: Killer, solution: str | None = None, cell: int = 60, margin: int = 20,
+                 style: KillerStyle = STYLE) -> np.ndarray:
     """A killer grid on white (``solve --png``): cages, sums, givens, and the answers in blue."""
     side = SIDE * cell + 2 * margin
     img = np.full((side, side, 3), 255, np.uint8)
-    draw_killer(img, (margin, margin), cell, killer, solution)
+    draw_killer(img, (margin, margin), cell, killer, solution, style)
     return img
 
 

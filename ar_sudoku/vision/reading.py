@@ -55,6 +55,7 @@ from ar_sudoku.vision.grid import (
     refits,
     to_gray,
 )
+from ar_sudoku.vision.killer_read import killer_or
 from ar_sudoku.vision.kinds import (
     ENTRY,
     GIVEN,
@@ -500,7 +501,7 @@ def process_image(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
                 again = read_at(image, gray, other, reader, timeout, overrides, kinds, t0)
                 if not _printed_full(again.givens):
                     return _no_guess(again)
-    return _no_guess(result)
+    return killer_or(image, _no_guess(result), reader, timeout)
 
 
 GUESS = "the reading has several solutions (a given was probably missed); none is drawn"
@@ -526,7 +527,7 @@ def process_images(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,
     (``grid.find_grids``); and how many puzzles the picture holds. A reading that solves several ways draws
     none of them (:func:`_no_guess`)."""
     results, count = _page_readings(image, reader, timeout, overrides, kinds, puzzle)
-    return [_no_guess(r) for r in results], count
+    return [killer_or(image, _no_guess(r), reader, timeout) for r in results], count
 
 
 def _page_readings(image: np.ndarray, reader: DigitReader, timeout: float = 1.0,

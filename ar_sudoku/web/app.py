@@ -11,7 +11,9 @@ Routes::
                          puzzle -> the `image --json` object
                          of the first puzzle, and ``puzzles``: every puzzle's (a page of several)
     POST /api/annotate   the same fields -> the photo with the solution drawn on it (JPEG)
-    POST /api/solve      JSON {"givens": 81 chars, "show": ...}: a puzzle typed in by hand, solved
+    POST /api/solve      JSON {"givens": 81 chars, "show": ...}: a puzzle typed in by hand, solved; with
+                         "cages": [{"sum": 17, "cells": [0, 9, 10]}, ...] a killer puzzle (a killer page's
+                         reading as corrected on the photo page: a sum, or a cage's boundary)
     GET  /api/examples   the bundled example photos
     GET  /examples/NAME  one of them (NAME from that list; never a path)
     WS   /ws/live        binary JPEG frames in, one JSON reply per frame out
@@ -276,6 +278,27 @@ class WebApp:
             obj["message"] = res.message
         return obj
 
+    def _solve_killer(self, body: dict[str, Any], show: Mode) -> dict[str, Any]:
+        """A killer puzzle (a killer page's cages as corrected on the photo page): checked, solved, its marks."""
+        from ar_sudoku.ar.killer_marks import plan_killer
+        from ar_sudoku.cli.records import cages_json
+        from ar_sudoku.sudoku.killer import parse_killer_line
+        from ar_sudoku.sudoku.killer_solver import count_killer
+
+        killer = parse_killer_line(json.dumps({"givens": body["givens"], "cages": body["cages"]}))
+        givens = killer.to_string()
+        found = count_killer(killer, 2, self.cfg.timeout)
+        obj: dict[str, Any] = {"givens": givens, "cages": cages_json(killer.cages), "solution": None,
+                               "status": Status.SOLVED, "message": "", "corners": None, "lattice": None, "marks": None}
+        if found.count == 1 and found.first is not None:
+            obj["solution"] = found.first
+            obj["marks"] = marks_json(plan_killer(givens, found.first, killer.cages, show)[0])
+        else:
+            obj["status"] = Status.UNSOLVABLE if found.complete else Status.TIMEOUT
+            obj["message"] = ("these cages have several solutions" if found.count > 1 else "these cages have no "
+                              "solution" if found.complete else "no solution found in time")
+        return obj
+
     async def solve(self, request: Request) -> Response:
         """POST /api/solve: {"givens": "53..7....", "show": "answer"} -> givens, solution, status, message, marks."""
         raw = b""
@@ -293,6 +316,9 @@ class WebApp:
             return error(400, "send {\"givens\": 81 characters (1-9, . or 0 for a blank), "
                               f"\"show\": one of {', '.join(MODES)}}}")
         try:
+            if body.get("cages") is not None:
+                obj = await anyio.to_thread.run_sync(self._solve_killer, body, show, limiter=self.reads())
+                return JSONResponse(obj)
             obj = await anyio.to_thread.run_sync(self._solve_typed, givens.replace("0", "."), show,
                                                  limiter=self.reads())
         except PuzzleFormatError as exc:

@@ -144,7 +144,10 @@ const ARGrid = (() => {
     if (marks) {
       ctx.fillStyle = COLORS.shade;
       for (const cell of marks.shade || []) { path(ctx, geo.cells[cell].quad); ctx.fill(); }
-      for (const [cell, d] of marks.answers || []) text(ctx, geo, cell, d, COLORS.answer, 68, placed);
+      for (const [cell, d] of marks.answers || []) {  // a killer page's answers leave its sums clear
+        if (marks.corner_clear) text(ctx, geo, cell, d, COLORS.answer, 52, placed, 10, 12);
+        else text(ctx, geo, cell, d, COLORS.answer, 68, placed);
+      }
       for (const cell of marks.ring || []) ring(ctx, geo, cell, COLORS.hint);
       for (const cell of marks.mistakes || []) ring(ctx, geo, cell, COLORS.mistake);
       for (const [cell, t] of marks.small || []) {

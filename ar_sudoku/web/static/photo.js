@@ -9,7 +9,7 @@
   const $ = (id) => document.getElementById(id);
   const pic = $("pic"), grid = $("grid"), status = $("status"), pad = $("pad"), fixes = $("fixes");
   const state = { file: null, name: "", bitmap: null, sets: new Map(), reply: null, selected: null,
-                  mode: "answer", busy: false, again: false, edit: 0, setsBy: new Map() };
+                  mode: "answer", busy: false, again: false, edit: 0, setsBy: new Map(), killer: null };
   window.photoState = state;
 
   // A page of several puzzles: every one is drawn on the photo, and the grid below edits one of them
@@ -33,7 +33,12 @@
     const d = document.createElement("div");
     d.className = "cell";
     d.dataset.cell = i;
-    d.addEventListener("click", () => select(i));
+    d.addEventListener("click", (ev) => {  // on a killer page, a tap near an edge parts or joins two cells
+      const j = state.killer ? ARKiller.edgeAt(ev, d, i) : null;
+      if (j === null) { select(i); return; }
+      ARKiller.toggle(state.killer, i, j);
+      submit();
+    });
     grid.appendChild(d);
     cells.push(d);
   }
@@ -49,6 +54,26 @@
     state.selected = state.selected === i ? null : i;
     render();
   }
+
+  // A killer page's sums: typed for the selected cell into the box under the grid (empty: no sum there).
+  const cageSum = document.createElement("p");
+  cageSum.className = "cagesum";
+  cageSum.hidden = true;
+  cageSum.innerHTML = '<label>Cage sum in the selected cell <input type="number" min="1" max="45" ' +
+                      'inputmode="numeric"></label> <button type="button">Cages as read</button>';
+  pad.after(cageSum);
+  const sumInput = cageSum.querySelector("input");
+  sumInput.addEventListener("change", () => {
+    const i = state.selected, v = parseInt(sumInput.value, 10);
+    if (i === null || !state.killer) return;
+    if (v >= 1 && v <= 45) state.killer.sums.set(i, v); else state.killer.sums.delete(i);
+    state.killer.edited = true;
+    submit();
+  });
+  cageSum.querySelector("button").addEventListener("click", () => {
+    const base = nth(state.base);
+    if (base && base.cages) { state.killer = ARKiller.fromCages(base.cages); submit(); }
+  });
 
   // No grid in the photo (or no photo yet): the grid is empty and what is typed is the puzzle.
   const manual = () => !state.file || state.failed || (state.base && state.base.status === "no_grid");
@@ -150,7 +175,7 @@
       return;
     }
     state.file = blob; state.name = name; state.sets = new Map(); state.setsBy = new Map(); state.edit = 0;
-    state.selected = null; state.reply = null;
+    state.selected = null; state.reply = null; state.killer = null;
     state.base = null; state.scrolled = false; state.failed = false;
     $("credit").textContent = credit ? `Photo: ${credit}.` : "";
     try {
@@ -169,7 +194,19 @@
     return g.join("");
   }
 
+  // A killer page whose cages were corrected: its givens (with the digits corrected) and cages, solved.
+  function killerBody() {
+    const base = nth(state.base), g = [...(base.givens || ".".repeat(81))];
+    for (const [i, d] of state.sets) g[i] = d ? String(d) : ".";
+    const { cages } = ARKiller.toCages(state.killer);
+    return { givens: g.join(""), cages, show: state.mode };
+  }
+
   async function request() {
+    if (state.killer && state.killer.edited) {
+      return fetch("/api/solve", { method: "POST", headers: { "Content-Type": "application/json" },
+                                   body: JSON.stringify(killerBody()) });
+    }
     if (!manual()) {
       const form = new FormData();
       form.append("photo", state.file, state.name);
@@ -185,6 +222,12 @@
 
   async function submit() {
     if (manual() && !state.sets.size) { state.reply = state.base; render(); return; }
+    const missing = state.killer && state.killer.edited ? ARKiller.toCages(state.killer).missing : null;
+    if (missing !== null) {
+      say(`the cage at ${cellName(missing)} has no sum: select it and type its sum under the grid`, true);
+      render();
+      return;
+    }
     if (state.busy) { state.again = true; return; }
     state.busy = true;
     say(manual() ? "Solving…" : `Reading ${state.name}…`);
@@ -198,8 +241,16 @@
         say(obj.error || `the server answered ${res.status}`, true);
       } else {
         obj.round_trip_ms = performance.now() - t0;
+        if (obj.cages && state.killer && state.killer.edited) {  // the corrected cages, drawn where the page is
+          const base = nth(state.base);
+          Object.assign(obj, { path: base.path, corners: base.corners, lattice: base.lattice, corrected: true });
+        }
         if (!obj.path) { obj.typed = true; obj.path = state.name || "typed puzzle"; }
-        if (!state.base && !obj.typed) state.base = obj; // the photo as read, before any correction
+        if (!state.base && !obj.typed) {  // the photo as read, before any correction
+          state.base = obj;
+          const first = nth(obj);
+          if (first && first.cages && !several()) state.killer = ARKiller.fromCages(first.cages);
+        }
         state.reply = obj;
         window.lastRead = obj;
       }
@@ -328,6 +379,13 @@
       c.title = cellName(i) + (conf ? ` · read with ${(conf[i] * 100).toFixed(0)}% confidence` : "");
     }
     for (const i of clashes(shown)) cells[i].classList.add("clash");
+    cageSum.hidden = !state.killer;
+    if (state.killer) {
+      ARKiller.decorate(cells, state.killer);
+      const i = state.selected;
+      sumInput.disabled = i === null;
+      sumInput.value = i !== null && state.killer.sums.has(i) ? state.killer.sums.get(i) : "";
+    }
     fixes.replaceChildren(...[...state.sets].map(([i, d]) => {
       const b = document.createElement("button");
       b.textContent = d ? `${cellName(i)} = ${d} ✕` : `${cellName(i)} cleared ✕`;

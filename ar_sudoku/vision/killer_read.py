@@ -1,0 +1,129 @@
+"""A killer page in a picture: its cages, sums and givens read, checked and solved, as a ``BoardResult``.
+
+Asked only of a 9x9 grid whose ordinary reading found no one solution (a killer page prints few or no givens,
+so its ordinary reading never solves): an ordinary page that solves is never looked at again, and one that
+does not stays as it was unless its corners print cage sums (:func:`ar_sudoku.sudoku.killer_reading.looks_like_killer`).
+The page is told by what it prints, never guessed. The grid is squared up and read by the two cage models
+(:mod:`ar_sudoku.vision.cages`), turned the way its sums read upright; the givens are the digit model's, in
+the same orientation; :mod:`ar_sudoku.sudoku.killer_reading` then makes a checked puzzle of the odds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import cache
+
+import cv2
+import numpy as np
+
+from ar_sudoku.sudoku.killer_reading import RULES, KillerReading, looks_like_killer, read_killer
+from ar_sudoku.sudoku.rules import SEVERAL, BoardResult
+from ar_sudoku.sudoku.vocabulary import Status
+from ar_sudoku.vision.cages import CageOdds, CageReader
+from ar_sudoku.vision.cells import CELL, cut_cells, warp_grid
+from ar_sudoku.vision.digits import DigitReader
+from ar_sudoku.vision.grid import BENT, to_gray
+from ar_sudoku.vision.lattice import bend_of, from_corners, rectify, rotate
+
+GIVEN = 0.5  # a digit read at these odds is a given of a killer page (its few givens are large, centred print)
+
+
+@cache
+def cage_reader() -> CageReader:
+    """The cage models, loaded once a process, the first time a grid may be a killer page."""
+    return CageReader()
+
+
+def sound(result: BoardResult) -> bool:
+    """An ordinary reading that stands: solved, one way only."""
+    return result.status == Status.SOLVED and SEVERAL not in (result.message or "")
+
+
+def killer_or(image: np.ndarray, result: BoardResult, reader: DigitReader, timeout: float = 1.0,
+              cages: CageReader | None = None) -> BoardResult:
+    """``result``, or the killer reading of its grid when it did not solve and its corners print cage sums."""
+    if sound(result) or result.corners is None or result.size != 9 or image.ndim != 3:
+        return result
+    found = read_page(image, np.asarray(result.corners, np.float32), result.lattice, reader, timeout, cages)
+    return result if found is None else replace(found, ms=result.ms)
+
+
+@dataclass(frozen=True)
+class PageSight:
+    """A grid seen as a killer page: the cage models' odds and the givens, turned upright with its corners."""
+
+    odds: CageOdds
+    corners: np.ndarray  # TL, TR, BR, BL of the page upright
+    lattice: np.ndarray | None  # a curled page's crossings, upright (None: flat)
+    givens: str
+
+
+def see_page(image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None, reader: DigitReader,
+             cages: CageReader | None = None) -> PageSight | None:
+    """The grid at ``corners`` (crossings ``lattice``, followed on a curled page only) read as a killer page, or
+    None when its corners print no cage sums."""
+    if lattice is not None and bend_of(np.asarray(lattice, np.float32).reshape(10, 10, 2)) < BENT:
+        lattice = None  # a flat grid is squared by its corners, as the ordinary reading squares it
+    odds = (cages or cage_reader()).read(image, corners, lattice)
+    if not looks_like_killer(odds.sums):
+        return None
+    up = np.roll(np.asarray(corners, np.float32), -odds.turn, axis=0)
+    crossings = rotate(np.asarray(lattice, np.float32).reshape(10, 10, 2), odds.turn) if lattice is not None else None
+    return PageSight(odds, up, crossings, killer_givens(image, up, crossings, reader, odds.sums[:, 0] < 0.5))
+
+
+def read_page(image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None, reader: DigitReader,
+              timeout: float = 1.0, cages: CageReader | None = None) -> BoardResult | None:
+    """The killer reading of the grid at ``corners``, checked and solved, or None when it is no killer page."""
+    seen = see_page(image, corners, lattice, reader, cages)
+    return None if seen is None else decide(seen, timeout)
+
+
+def decide(seen: PageSight, timeout: float) -> BoardResult:
+    """A killer page's odds made a checked, solved puzzle (``killer_reading.read_killer``), as a photo's result."""
+    found = read_killer(seen.odds.sums, seen.odds.borders, seen.givens, replace(RULES, budget=timeout))
+    return as_result(found, seen.odds, seen.corners, seen.lattice, seen.givens)
+
+
+def killer_givens(image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None, reader: DigitReader,
+                  summed: np.ndarray | None = None) -> str:
+    """The large digits printed in the cells (the digit model's reading, surely read ones only). The sums of
+    the cells ``summed`` are wiped from their corners first: beside a given, the cutter would take the two
+    for one blob."""
+    gray = to_gray(image)
+    square = rectify(gray, lattice, CELL) if lattice is not None else warp_grid(gray, corners, CELL)
+    if summed is not None:
+        square = wipe_sums(square, summed)
+    reading = reader.read(cut_cells(square))
+    return "".join(str(int(d)) if d and p >= GIVEN else "." for d, p in zip(reading.digits, reading.confidence))
+
+
+SUM_BOX = (0.55, 0.42)  # a sum's ink lies wholly left of and above these shares of its cell; a given's reaches below
+
+
+def wipe_sums(square: np.ndarray, summed: np.ndarray, cell: int = CELL) -> np.ndarray:
+    """The squared grid with the ink blobs that lie wholly in a summed cell's top-left corner painted paper."""
+    out = square.copy()
+    for i in np.flatnonzero(summed):
+        r, c = divmod(int(i), 9)
+        patch = out[r * cell:(r + 1) * cell, c * cell:(c + 1) * cell]
+        paper = float(np.percentile(patch, 90))
+        ink = (patch < paper - max(20.0, 0.25 * (paper - float(patch.min())))).astype(np.uint8)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+        for k in range(1, n):
+            x, y, w, h, _ = stats[k]
+            if x + w <= SUM_BOX[0] * cell and y + h <= SUM_BOX[1] * cell and x > 0 and y > 0:
+                patch[labels == k] = paper
+    return out
+
+
+def as_result(found: KillerReading, odds: CageOdds, corners: np.ndarray, lattice: np.ndarray | None,
+              givens: str) -> BoardResult:
+    """The killer reading as a photo's result (its cages beside the givens and the solution)."""
+    crossings = lattice if lattice is not None else from_corners(corners)
+    if found.killer is None or found.solution is None:
+        return BoardResult(Status.UNSOLVABLE, corners=corners, givens=givens, message=found.message,
+                           lattice=crossings)
+    return BoardResult(Status.SOLVED, corners=corners, givens=found.killer.to_string(),
+                       confidence=1.0 - odds.sums[:, 0], solution=found.solution, message=found.message,
+                       lattice=crossings, cages=found.killer.cages)
