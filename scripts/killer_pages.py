@@ -70,6 +70,7 @@ def photograph(page: KillerPage, rng: random.Random, size: tuple[int, int] = (12
     centre = (w / 2 + rng.uniform(-0.08, 0.08) * w, h / 2 + rng.uniform(-0.04, 0.04) * h)
     dst = quad(centre, side, rng.uniform(-10, 10) * strength, rng.uniform(-0.1, 0.1) * strength)
     dst = dst + np.float32([[rng.gauss(0, 0.015 * side * strength) for _ in range(2)] for _ in range(4)])
+    dst = inside_frame(dst, size)
     frame = place(page.image, page.corners, dst, background(size, rng.randrange(1000))).astype(np.float32)
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     light = 1 + strength * (rng.uniform(-0.3, 0.3) * (xx / w - 0.5) + rng.uniform(-0.3, 0.3) * (yy / h - 0.5))
@@ -85,6 +86,19 @@ def photograph(page: KillerPage, rng: random.Random, size: tuple[int, int] = (12
     _, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, rng.randint(60, 92)])
     return KillerPage(cv2.imdecode(buf, cv2.IMREAD_COLOR), dst.astype(np.float32), page.killer, page.solution,
                       page.style)
+
+
+def inside_frame(quad: np.ndarray, size: tuple[int, int], margin: float = 0.03) -> np.ndarray:
+    """The quad shrunk about its centre and moved, as little as needed, to lie wholly in the frame (the whole
+    grid in view, as a person photographs a puzzle)."""
+    w, h = size
+    lo, hi = np.float32([margin * w, margin * h]), np.float32([(1 - margin) * w, (1 - margin) * h])
+    centre = quad.mean(axis=0)
+    span = quad.max(axis=0) - quad.min(axis=0)
+    k = min(1.0, float(np.min((hi - lo) / np.maximum(span, 1e-6))))
+    quad = (quad - centre) * k + centre
+    shift = np.maximum(lo - quad.min(axis=0), 0) - np.maximum(quad.max(axis=0) - hi, 0)
+    return (quad + shift).astype(np.float32)
 
 
 def photo_a(seed: int, style: str, givens: int = 0, size: tuple[int, int] = (1280, 720)) -> KillerPage:

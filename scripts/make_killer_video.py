@@ -25,7 +25,7 @@ import numpy as np
 from ar_sudoku.io.sinks import VideoSink
 from ar_sudoku.vision.synth import background
 from clips import frame_size
-from killer_pages import STYLES, KillerPage, page_a, puzzle
+from killer_pages import STYLES, KillerPage, inside_frame, page_a, puzzle
 from killer_renderer_b import render
 
 HELD_OUT_SEED = 90_062_000  # never tuned on
@@ -44,7 +44,7 @@ def camera(page: KillerPage, size: tuple[int, int], t: float, seconds: float, rn
     """The homography from the page to the frame at ``t`` seconds: the grid drifts, turns, tilts and shakes."""
     w, h = size
     u = t / max(seconds, 1e-6)
-    side = h * (0.7 + 0.08 * math.sin(2 * math.pi * (0.15 * t + rng_phase[0])))
+    side = h * (0.66 + 0.07 * math.sin(2 * math.pi * (0.15 * t + rng_phase[0])))
     cx = w / 2 + 0.12 * w * math.sin(2 * math.pi * (0.08 * t + rng_phase[1])) + 2.0 * math.sin(23 * t)
     cy = h / 2 + 0.05 * h * math.sin(2 * math.pi * (0.11 * t + rng_phase[2])) + 1.5 * math.cos(19 * t)
     angle = math.radians(12 * math.sin(2 * math.pi * (0.07 * t + rng_phase[3])) + 4 * u)
@@ -52,7 +52,7 @@ def camera(page: KillerPage, size: tuple[int, int], t: float, seconds: float, rn
     s = side / 2
     quad = np.array([[-s * (1 - tilt), -s], [s * (1 - tilt), -s], [s * (1 + tilt), s], [-s * (1 + tilt), s]])
     rot = np.array([[math.cos(angle), -math.sin(angle)], [math.sin(angle), math.cos(angle)]])
-    dst = (quad @ rot.T + [cx, cy]).astype(np.float32)
+    dst = inside_frame((quad @ rot.T + [cx, cy]).astype(np.float32), size, 0.02)  # the whole grid stays in view
     return cv2.getPerspectiveTransform(page.corners.astype(np.float32), dst)
 
 

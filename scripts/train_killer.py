@@ -222,16 +222,41 @@ def samples(pages: int, seed: int, fonts: list[Path | int], workers: int = 2) ->
 # --------------------------------------------------------------------------- models
 
 
-def sum_model():
+def sum_model(fused: bool = False):
+    """The sum model; ``fused``: its convolutions carry their batch norm (as an exported model does, to train on
+    from one: :func:`from_onnx`)."""
     import torch.nn as nn
 
     def block(cin: int, cout: int, pool: bool = True) -> list:
+        if fused:
+            return [nn.Conv2d(cin, cout, 3, padding=1), nn.ReLU(), *([nn.MaxPool2d(2)] if pool else [])]
         return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(),
                 *([nn.MaxPool2d(2)] if pool else [])]
 
     h, w = GEOMETRY.sum_size
     return nn.Sequential(*block(1, 24), *block(24, 48), *block(48, 64), nn.Flatten(), nn.Dropout(0.3),
                          nn.Linear(64 * (h // 8) * (w // 8), 128), nn.ReLU(), nn.Linear(128, sum(SUM_HEADS)))
+
+
+def from_onnx(path: Path):
+    """The sum model of an exported ``killer_sums.onnx`` (batch norm fused into its convolutions), to train on."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    model = sum_model(fused=True)
+    weights = {t.name: numpy_helper.to_array(t) for t in onnx.load(str(path)).graph.initializer}
+    convs = [weights[n] for n in sorted((n for n in weights if n.startswith("onnx::Conv_")),
+                                        key=lambda n: int(n.rsplit("_", 1)[1]))]
+    layers = [m for m in model if isinstance(m, (torch.nn.Conv2d, torch.nn.Linear))]
+    linears = [(weights[f"{k}.weight"], weights[f"{k}.bias"]) for k in sorted(
+        {n.split(".")[0] for n in weights if n.endswith(".weight")}, key=int)]
+    pairs = [(convs[2 * i], convs[2 * i + 1]) for i in range(len(convs) // 2)] + linears
+    with torch.no_grad():
+        for layer, (w, b) in zip(layers, pairs):
+            layer.weight.copy_(torch.from_numpy(np.array(w)))
+            layer.bias.copy_(torch.from_numpy(np.array(b)))
+    return model
 
 
 def border_model():
@@ -245,12 +270,35 @@ def border_model():
                          nn.Linear(32 * (along // 8) * (across // 8), 48), nn.ReLU(), nn.Linear(48, 2))
 
 
-def _augment_sums(x, g):
+def _augment_sums(x, g, strong: bool = False):
+    """A shift of a pixel and a gain; ``strong`` (``--augment strong``): each crop also scaled, sheared and
+    moved a little (another face's size and slant, a corner cut a little off), its strokes made bolder or
+    thinner, or blurred, so that faces and printing not trained on look like some that were."""
     import torch
+    import torch.nn.functional as F
 
-    shift = torch.randint(-1, 2, (2,), generator=g)
-    x = torch.roll(x, shifts=(int(shift[0]), int(shift[1])), dims=(2, 3))
-    gain = 0.7 + 0.6 * torch.rand(x.shape[0], 1, 1, 1, generator=g)
+    n = x.shape[0]
+    if strong:
+        def uniform(lo: float, hi: float):
+            return lo + (hi - lo) * torch.rand(n, generator=g)
+
+        scale, shear = uniform(0.85, 1.15), uniform(-0.12, 0.12)
+        aspect = uniform(0.9, 1.1)
+        theta = torch.zeros(n, 2, 3)
+        theta[:, 0, 0], theta[:, 0, 1], theta[:, 1, 1] = scale * aspect, shear, scale / aspect
+        theta[:, 0, 2], theta[:, 1, 2] = uniform(-0.1, 0.1), uniform(-0.1, 0.1)
+        grid = F.affine_grid(theta, list(x.shape), align_corners=False)
+        x = F.grid_sample(x, grid, mode="bilinear", padding_mode="border", align_corners=False)
+        pick = torch.rand(n, 1, 1, 1, generator=g)
+        bolder = F.max_pool2d(x, 3, 1, 1)
+        thinner = -F.max_pool2d(-x, 3, 1, 1)
+        blurred = F.avg_pool2d(x, 3, 1, 1, count_include_pad=False)
+        x = torch.where(pick < 0.15, 0.5 * (x + bolder), torch.where(
+            pick < 0.3, 0.5 * (x + thinner), torch.where(pick < 0.45, blurred, x)))
+    else:
+        shift = torch.randint(-1, 2, (2,), generator=g)
+        x = torch.roll(x, shifts=(int(shift[0]), int(shift[1])), dims=(2, 3))
+    gain = 0.7 + 0.6 * torch.rand(n, 1, 1, 1, generator=g)
     return (x * gain).clamp(0, 1)
 
 
@@ -288,7 +336,8 @@ def sum_loss(out, yb):
     return loss
 
 
-def train_sums(model, xs: np.ndarray, ys: np.ndarray, epochs: int, seed: int):
+def train_sums(model, xs: np.ndarray, ys: np.ndarray, epochs: int, seed: int, lr: float = 3e-3,
+               strong: bool = False):
     """AdamW with a one-cycle schedule over shuffled, augmented batches; the accuracy printed is the whole
     number's (no sum, or both digits right)."""
     import torch
@@ -297,15 +346,15 @@ def train_sums(model, xs: np.ndarray, ys: np.ndarray, epochs: int, seed: int):
     g = torch.Generator().manual_seed(seed)
     x_all, y_all = torch.from_numpy(xs), torch.from_numpy(ys)
     batch, n = 256, len(ys)
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=epochs * (n // batch + 1))
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=epochs * (n // batch + 1))
     for ep in range(epochs):
         model.train()
         perm = torch.randperm(n, generator=g)
         total, correct, t0 = 0.0, 0, time.time()
         for k in range(0, n, batch):
             idx = perm[k:k + batch]
-            xb, yb = _augment_sums(x_all[idx], g), y_all[idx]
+            xb, yb = _augment_sums(x_all[idx], g, strong), y_all[idx]
             opt.zero_grad()
             out = model(xb)
             loss = sum_loss(out, yb)
@@ -335,6 +384,14 @@ def predict(model, xs: np.ndarray, numbers: bool = False) -> np.ndarray:
     return _numbers(logits) if numbers else logits.argmax(axis=1)
 
 
+def _lineage(path: Path) -> dict:
+    """What a model trained on from ``path`` started from: that model's hash and how it was made (its .json)."""
+    meta_path = path.with_suffix(".json")
+    meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+    keep = ("sha256", "command", "epochs", "seed", "training_data", "validation", "resumed_from")
+    return {"sha256": hashlib.sha256(path.read_bytes()).hexdigest(), **{k: meta[k] for k in keep if k in meta}}
+
+
 def export(model, out: Path, shape: tuple[int, ...], input_name: str, meta: dict) -> None:
     """``model`` as ONNX (a batch of ``shape`` in, logits out) and its ``.json`` metadata (sha256 and size)."""
     import torch
@@ -357,11 +414,15 @@ def main() -> int:
     ap.add_argument("--out-dir", type=Path, default=ROOT / "models")
     ap.add_argument("--cache", type=Path, help="keep the samples in this .npz (made once, then read back)")
     ap.add_argument("--only", choices=("sums", "borders"), help="train one of the two models")
-    ap.add_argument("--resume", type=Path, help="the sum model's weights (killer_sums.pt) to start from")
+    ap.add_argument("--augment", choices=("light", "strong"), default="light",
+                    help="the sum crops' augmentation: a pixel's shift and a gain, or also scale, slant and stroke")
+    ap.add_argument("--threads", type=int, default=2, help="torch threads and sample workers (default 2)")
+    ap.add_argument("--resume", type=Path, help="an exported killer_sums.onnx to train on from (at a third of the "
+                                                "learning rate)")
     args = ap.parse_args()
     import torch
 
-    torch.set_num_threads(2)
+    torch.set_num_threads(args.threads)
     t0 = time.time()
     fonts: list[Path | int] = [*training_fonts(), *HERSHEY]
     print(f"{len(fonts)} faces ({len(HERSHEY)} Hershey); held out: {', '.join(HELD_OUT_FACES)}", flush=True)
@@ -369,8 +430,8 @@ def main() -> int:
         data = np.load(args.cache)
         xs, ys, xb, yb, xv, yv, xbv, ybv = (data[k] for k in ("xs", "ys", "xb", "yb", "xv", "yv", "xbv", "ybv"))
     else:
-        xs, ys, xb, yb = samples(args.pages, args.seed, fonts)
-        xv, yv, xbv, ybv = samples(max(20, args.pages // 10), args.seed + 7, fonts)
+        xs, ys, xb, yb = samples(args.pages, args.seed, fonts, args.threads)
+        xv, yv, xbv, ybv = samples(max(20, args.pages // 10), args.seed + 7, fonts, args.threads)
         if args.cache is not None:
             np.savez(args.cache, xs=xs, ys=ys, xb=xb, yb=yb, xv=xv, yv=yv, xbv=xbv, ybv=ybv)
     print(f"{len(xs)} corners ({int((ys > 0).sum())} sums), {len(xb)} borders ({int(yb.sum())} parting cages); "
@@ -379,24 +440,21 @@ def main() -> int:
               "epochs": args.epochs, "seed": args.seed,
               "command": "python scripts/train_killer.py " + " ".join(sys.argv[1:])}
     if args.only in (None, "sums"):
-        sums = sum_model()
-        if args.resume is not None:
-            sums.load_state_dict(torch.load(args.resume))
-        sums = train_sums(sums, xs[:, None], ys, args.epochs, args.seed)
+        sums = sum_model() if args.resume is None else from_onnx(args.resume)
+        sums = train_sums(sums, xs[:, None], ys, args.epochs, args.seed, 3e-3 if args.resume is None else 1e-3,
+                          args.augment == "strong")
         sum_acc = float((predict(sums, xv[:, None], numbers=True) == yv).mean())
         sum_seen = float((predict(sums, xv[yv > 0][:, None], numbers=True) == yv[yv > 0]).mean())
         print(f"validation: corners {sum_acc:.4f} (sums read {sum_seen:.4f})", flush=True)
         h, w = GEOMETRY.sum_size
-        import torch
-
-        torch.save(sums.state_dict(), args.out_dir / "killer_sums.pt")  # to train on from here (--resume)
         export(sums, args.out_dir / "killer_sums.onnx", (1, h, w), "corners", {
             "input": {"name": "corners", "shape": ["n", 1, h, w], "dtype": "float32",
                       "normalisation": "ar_sudoku.vision.cages.sum_crops: a cell's top-left corner, 0 paper, 1 ink"},
             "output": {"name": "logits", "shape": ["n", sum(SUM_HEADS)],
                        "heads": "no sum / a sum (2), its tens digit 0-4 (5), its units digit 0-9 (10): "
                                 "ar_sudoku.vision.cages.sum_odds"},
-            "validation": {"corners": round(sum_acc, 4), "sums_read": round(sum_seen, 4)}, **common})
+            "validation": {"corners": round(sum_acc, 4), "sums_read": round(sum_seen, 4)}, **common,
+            **({} if args.resume is None else {"resumed_from": _lineage(args.resume)})})
     if args.only in (None, "borders"):
         borders = train(border_model(), xb, yb, args.epochs, args.seed, _augment_borders)
         border_acc = float((predict(borders, xbv) == ybv).mean())

@@ -42,7 +42,7 @@ def look(sight: KillerSight, image: np.ndarray, corners: np.ndarray, lattice: np
     if sight.frames < EVERY:
         return None
     sight.frames = 0
-    seen = see_page(image, corners, lattice, reader)
+    seen = see_page(image, corners, lattice, reader, shifted=False)
     if seen is None:
         return None
     if sight.sights and sight.sights[-1].odds.turn != seen.odds.turn:

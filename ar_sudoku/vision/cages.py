@@ -18,7 +18,7 @@ the odds make, and whether they hold together, is :mod:`ar_sudoku.sudoku.killer_
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 
@@ -47,6 +47,7 @@ class CageGeometry:
 
 
 GEOMETRY = CageGeometry()
+SHIFT = 0.03  # cells: a photo's corners are also read this far to each side (``CageReader.read(shifted=True)``)
 N_SUMS = 46  # what a corner holds: 0 no sum, 1-45
 # the sum model's outputs: a sum or none (2), its tens digit 0-4 (5), its units digit 0-9 (10); a number is read as
 # its digits, so each digit is learnt from every number it is part of, not each of 45 numbers apart
@@ -184,12 +185,28 @@ class CageReader:
         e = np.exp(logits - logits.max(axis=1, keepdims=True))
         return (e[:, 1] / e.sum(axis=1)).astype(np.float32)
 
-    def read(self, image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None = None) -> CageOdds:
+    def read(self, image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None = None,
+             shifted: bool = False) -> CageOdds:
         """The odds of a grid, turned the way its sums read best: each quarter turn's corner crops in one call,
-        the turn with the most sums seen kept, and its borders read."""
+        the turn with the most sums seen kept, and its borders read. ``shifted``: the upright corners are read
+        again a little to each side (``SHIFT``) and the odds joined (a photo's one look; live, the frames are)."""
         square = squared(image, corners, lattice, self.geo)
         turns = [np.ascontiguousarray(np.rot90(square, k)) for k in range(4)]
         odds = self.sum_odds(np.concatenate([sum_crops(t, self.geo) for t in turns]))
         seen = [(1.0 - odds[k * 81:(k + 1) * 81, 0]).sum() for k in range(4)]
         k = int(np.argmax(seen))
-        return CageOdds(odds[k * 81:(k + 1) * 81], self.border_odds(border_patches(turns[k], self.geo)), k, turns[k])
+        sums = odds[k * 81:(k + 1) * 81]
+        if shifted:
+            sums = self._shifted(turns[k], sums)
+        return CageOdds(sums, self.border_odds(border_patches(turns[k], self.geo)), k, turns[k])
+
+    def _shifted(self, square: np.ndarray, sums: np.ndarray) -> np.ndarray:
+        """``sums`` joined (a geometric mean) with the odds of the corners cut ``SHIFT`` of a cell to each side:
+        a corner cut a little off, or a stroke on a pixel's edge, reads surely from one side or another."""
+        x0, y0, x1, y1 = self.geo.sum_box
+        boxes = [replace(self.geo, sum_box=(x0 + dx, y0 + dy, x1 + dx, y1 + dy))
+                 for dx, dy in ((SHIFT, 0), (-SHIFT, 0), (0, SHIFT), (0, -SHIFT))]
+        more = self.sum_odds(np.concatenate([sum_crops(square, g) for g in boxes])).reshape(len(boxes), 81, N_SUMS)
+        logs = np.log(np.maximum(np.concatenate([sums[None], more]), 1e-6)).mean(axis=0)
+        joined = np.exp(logs - logs.max(axis=1, keepdims=True))
+        return (joined / joined.sum(axis=1, keepdims=True)).astype(np.float32)

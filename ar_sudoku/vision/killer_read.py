@@ -59,12 +59,13 @@ class PageSight:
 
 
 def see_page(image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None, reader: DigitReader,
-             cages: CageReader | None = None) -> PageSight | None:
+             cages: CageReader | None = None, shifted: bool = True) -> PageSight | None:
     """The grid at ``corners`` (crossings ``lattice``, followed on a curled page only) read as a killer page, or
-    None when its corners print no cage sums."""
+    None when its corners print no cage sums (``shifted``: its sums read from a little to each side too, as a
+    photo's are; live, the frames' odds are averaged instead)."""
     if lattice is not None and bend_of(np.asarray(lattice, np.float32).reshape(10, 10, 2)) < BENT:
         lattice = None  # a flat grid is squared by its corners, as the ordinary reading squares it
-    odds = (cages or cage_reader()).read(image, corners, lattice)
+    odds = (cages or cage_reader()).read(image, corners, lattice, shifted)
     if not looks_like_killer(odds.sums):
         return None
     up = np.roll(np.asarray(corners, np.float32), -odds.turn, axis=0)
