@@ -18,7 +18,8 @@ checkouts at once so they share the machine's load. Per scenario:
   (a cut, a swap, a page gone); **early** counts wrong and ghost frames in the three frames before that;
 * **lock**: the median frames from a grid's coming wholly into view to its first right frame;
 * **s∅**: frames whose log says ``solved`` with no solution drawn (the status must say what is shown);
-* **ms**: the median time of one step of the session, this checkout against the other on the same frames.
+* **ms**: the median CPU time of one step of the session (every thread of its process: what a step costs,
+  whatever else the machine runs), this checkout against the other on the same frames.
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ class Figures:
 
 def centres(corners: list | None, lattice: list | None) -> np.ndarray | None:
     """The 81 cell centres (row by row) of a grid drawn through its lattice, else through its corners."""
-    if lattice is not None and len(lattice) == 100:
+    if lattice is not None and np.size(lattice) == 200:  # 10x10 crossings, nested by row or not
         pts = np.asarray(lattice, np.float64).reshape(10, 10, 2)
         return ((pts[:-1, :-1] + pts[1:, :-1] + pts[:-1, 1:] + pts[1:, 1:]) / 4).reshape(81, 2)
     if corners is None:
@@ -99,21 +100,27 @@ def overlap(a: list, b: list) -> float:
     return float(inter / area)
 
 
-def verdict(drawn: dict, grids: list[dict]) -> tuple[str, dict | None, float]:
-    """What one drawn answer is: right, wrong (over a grid it does not solve, or off its cells) or ghost."""
+def verdict(drawn: dict, grids: list[dict], size: tuple[int, int] | None = None) -> tuple[str, dict | None, float]:
+    """What one drawn answer is: right, wrong (over a grid it does not solve, or off its cells) or ghost; judged
+    on the drawn cells in a frame of ``size`` (w, h), if given: what is drawn out of the picture is not seen."""
     best = max(grids, key=lambda g: overlap(drawn["corners"], g["corners"]), default=None)
     if best is None or overlap(drawn["corners"], best["corners"]) < 0.5:
         return "ghost", None, 0.0
     mine = centres(drawn["corners"], drawn.get("lattice"))
     theirs = centres(best["corners"], best.get("lattice"))
     assert mine is not None and theirs is not None
+    shown = np.arange(81)
+    if size is not None:
+        shown = np.flatnonzero((mine[:, 0] >= 0) & (mine[:, 0] < size[0]) & (mine[:, 1] >= 0) & (mine[:, 1] < size[1]))
+        if not len(shown):
+            return "unseen", best, 0.0
     cell = float(np.sqrt(abs(cv2.contourArea(np.float32(best["corners"]))))) / 9
-    dist = np.linalg.norm(mine[:, None, :] - theirs[None, :, :], axis=2)
+    dist = np.linalg.norm(mine[shown, None, :] - theirs[None, :, :], axis=2)
     nearest = dist.argmin(axis=1)
-    off = dist[np.arange(81), nearest]
-    if float(np.median(off)) > 0.5 * cell or len(set(nearest.tolist())) < 81:
+    off = dist[np.arange(len(shown)), nearest]
+    if float(np.median(off)) > 0.5 * cell or len(set(nearest.tolist())) < len(shown):
         return "wrong", best, float(np.median(off))
-    same = all(drawn["solution"][i] == best["solution"][j] for i, j in enumerate(nearest))
+    same = all(drawn["solution"][i] == best["solution"][j] for i, j in zip(shown, nearest))
     return ("right" if same else "wrong"), best, float(np.median(off))
 
 
@@ -125,6 +132,8 @@ def puzzles_of(rec: dict) -> list[dict]:
 def judge(truth: list[dict], log: list[dict], trace: list[str] | None = None) -> Figures:
     """One scenario's log against its truth (``trace``: a line a frame is added to it)."""
     frames = [t for t in truth if "frame" in t]
+    meta = next((t["meta"] for t in truth if "meta" in t), {})
+    size = tuple(meta["size"]) if "size" in meta else None
     fig = Figures(frames=len(frames))
     last_change = -(10**9)
     appeared: dict[str, int] = {}  # grid -> frame it came wholly into view (until its first right frame)
@@ -133,7 +142,7 @@ def judge(truth: list[dict], log: list[dict], trace: list[str] | None = None) ->
         i = t["frame"]
         if t["change"]:
             last_change = i
-        fig.ms.append(float(rec.get("step_ms", rec.get("t_ms", 0.0))))
+        fig.ms.append(float(rec.get("step_cpu_ms", rec.get("step_ms", rec.get("t_ms", 0.0)))))
         shown = puzzles_of(rec)
         if any(p.get("status") == "solved" and not p.get("solution") for p in [rec, *shown]):
             fig.solved_null += 1
@@ -143,8 +152,10 @@ def judge(truth: list[dict], log: list[dict], trace: list[str] | None = None) ->
             if not p.get("solution") or p.get("corners") is None or p.get("size", 9) != 9:
                 said.append(f"{p.get('status')}{'' if p.get('corners') is None else '@'}")
                 continue
-            what, grid, off = verdict(p, t["grids"])
+            what, grid, off = verdict(p, t["grids"], size)  # type: ignore[arg-type]
             said.append(f"{p.get('status')}:{what}")
+            if what == "unseen":
+                continue
             if what == "right" and grid is not None:
                 right_now.add(grid["name"])
                 fig.px.append(off)
@@ -204,7 +215,8 @@ def make_scenes(gen: str, split: str, names: list[str]) -> list[Path]:
 
                     maker = scenes_b.SceneB()
             shots = maker.scene(name)
-            scenes.write_scene(path, shots, maker.size, maker.fps, maker.render, {"gen": gen, "scenario": name})
+            scenes.write_scene(path, shots, maker.size, maker.fps, maker.render,
+                               {"gen": gen, "scenario": name, "size": list(maker.size)})
             print(f"  made {path.relative_to(ROOT)} ({len(shots)} frames)", file=sys.stderr)
         out.append(path)
     return out

@@ -56,10 +56,12 @@ def replay(video: Path, lag: int, out: Path) -> None:
     with open_source(str(video)) as source, \
             Page(DigitReader(), kinds=KindReader(), config=SessionConfig(solve_lag=lag)) as page, tmp.open("w") as f:
         for frame in source:
-            t = time.perf_counter()
+            t, cpu = time.perf_counter(), time.process_time()
             res = page.step(frame)
             obj = frame_json(res)
             obj["step_ms"] = round((time.perf_counter() - t) * 1e3, 2)
+            # the step's CPU time (every thread of this process): what it costs, whatever else the machine runs
+            obj["step_cpu_ms"] = round((time.process_time() - cpu) * 1e3, 2)
             f.write(json.dumps(obj) + "\n")
     tmp.replace(out)
 

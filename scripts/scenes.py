@@ -150,6 +150,9 @@ def photo_grids(split: str) -> list[str]:
         img = cv2.imread(str(ph.path), cv2.IMREAD_REDUCED_GRAYSCALE_2)
         if img is None or img.shape[:2] != (240, 320) or mixed_turn(ph.path, mixed) != 0:
             continue
+        lo, hi = ph.corners.min(axis=0), ph.corners.max(axis=0)
+        if (lo < 8).any() or hi[0] > 632 or hi[1] > 472:  # a grid cut by the photo's edge is no whole page
+            continue
         by_puzzle.setdefault(ph.givens, ph.name)
     return sorted(by_puzzle.values())
 
@@ -275,16 +278,18 @@ class SceneA:
         return [Shot([(sheet, self.at(g, i / self.fps, amp=3.0))]) for i in range(self.frames(5))]
 
     def _turn(self, degrees: int) -> list[Shot]:
+        """Steady, turned by hand (0.6 s), held turned, then put back at once (a cut to the upright page)."""
         sheet = photo_sheet(self.pick(1, f"turn{degrees}")[0])
         g = sheet.grids[0].corners
         shots = []
-        plan = [(1.2, 0, 0), (0.6, 0, degrees), (2.0, degrees, degrees), (0.6, degrees, 0), (1.0, 0, 0)]
+        plan = [(1.2, 0, 0), (0.6, 0, degrees), (2.0, degrees, degrees), (1.5, 0, 0)]
         t = 0.0
         for seconds, a0, a1 in plan:
             n = self.frames(seconds)
             for i in range(n):
                 angle = a0 + (a1 - a0) * ease((i + 1) / n)
-                shots.append(Shot([(sheet, self.at(g, t, angle=angle, size=0.55))]))
+                shots.append(Shot([(sheet, self.at(g, t, angle=angle, size=0.55))], change=i == 0 and a0 == a1 == 0
+                                  and t > 0))
                 t += 1 / self.fps
         return shots
 
@@ -298,27 +303,32 @@ class SceneA:
         return self._turn(-90)
 
     def _pulled(self) -> list[Shot]:
-        """Held still, then pulled out of view to the left in five frames, streaked; the desk stays."""
+        """Held still, then pulled out of view to the left in eight frames, streaked more as it speeds up; the
+        desk stays."""
         sheet = photo_sheet(self.pick(1, "pulled")[0])
         g = sheet.grids[0].corners
         shots = self._still(sheet, 2.0)
         w = self.size[0]
         t = 2.0
-        for i in range(1, 6):
-            dx = -1.3 * (i / 5) ** 1.5
-            shots.append(Shot([(sheet, self.at(g, t, dx=dx))], streak=(40.0 * i / 5 * w / 640, 0.0)))
+        for i in range(1, 9):
+            dx = -1.3 * (i / 8) ** 2
+            shots.append(Shot([(sheet, self.at(g, t, dx=dx))], streak=(60.0 * i / 8 * w / 640, 0.05)))
             t += 1 / self.fps
         shots[-1].change = True
         shots += [Shot([(sheet, self.at(g, t, dx=-3.0))]) for _ in range(self.frames(1.5))]
         return shots
 
     def _cut(self) -> list[Shot]:
-        """One page, then a cut to another page a little elsewhere."""
+        """One page, then it is cut away (gone in one frame) while another slides in from the right."""
         a, b = (photo_sheet(n) for n in self.pick(2, "cut"))
         shots = self._still(a, 2.0)
-        after = self._still(b, 2.5, t0=2.0, dx=0.05, dy=-0.03)
-        after[0].change = True
-        return shots + after
+        n = self.frames(0.8)
+        t = 2.0
+        for i in range(n):
+            shots.append(Shot([(b, self.at(b.grids[0].corners, t, dx=1.0 * (1 - ease((i + 1) / n)) + 0.04))],
+                              change=i == 0))
+            t += 1 / self.fps
+        return shots + self._still(b, 2.0, t0=t, dx=0.04)
 
     def _swap(self) -> list[Shot]:
         """One page, then a shake (streaked frames) during which another page takes its place."""
@@ -422,12 +432,28 @@ def _pose_rect(rect: np.ndarray, centre: tuple[float, float], width: float, heig
 
 
 def _desk(w: int, h: int, seed: int) -> np.ndarray:
-    """A plain desk: a grey-brown with some low-frequency mottling."""
+    """A desk: a grey-brown with some low-frequency mottling, and the rest of the newspaper lying on it, its
+    columns of text (ink everywhere a page might have been)."""
     rng = np.random.default_rng(seed)
     base = np.full((h, w, 3), (72, 88, 104), np.float32)
     mottle = cv2.resize(rng.normal(0, 10, (h // 40 + 2, w // 40 + 2)).astype(np.float32), (w, h),
                         interpolation=cv2.INTER_CUBIC)
-    return np.clip(base + mottle[..., None] + rng.normal(0, 3, (h, w, 1)), 0, 255).astype(np.uint8)
+    desk = np.clip(base + mottle[..., None] + rng.normal(0, 3, (h, w, 1)), 0, 255).astype(np.uint8)
+    x0, y0 = int(w * 0.35), int(h * 0.2)  # a newspaper page under the middle and right, a little askew
+    paper = np.full((h, w, 3), (200, 208, 212), np.uint8)
+    for col in range(4):
+        cx = 30 + col * (w // 4)
+        for y in range(30, h - 20, 16):
+            x = cx
+            while x < cx + w // 4 - 50:
+                n = int(rng.integers(12, 50))
+                cv2.rectangle(paper, (x, y), (x + n, y + 4), (70, 70, 70), -1)
+                x += n + 6
+    rot = cv2.getRotationMatrix2D((w / 2, h / 2), 4.0, 1.0)
+    rot[:, 2] += (x0, y0)
+    mask = cv2.warpAffine(np.full((h, w), 255, np.uint8), rot, (w, h))
+    paper = cv2.warpAffine(paper, rot, (w, h))
+    return np.where(mask[..., None] > 127, paper, desk)
 
 
 def room_a(frame: np.ndarray, shot: Shot, rng: np.random.Generator) -> np.ndarray:

@@ -221,16 +221,19 @@ class SceneB:
                               roll=lambda t: 10 * math.sin(0.7 * t), sway=2.0) for i in range(self.n(5))]
 
     def _turn(self, degrees: float, salt: str) -> list[Shot]:
+        """Turned by hand, held, turned back halfway by hand, then put straight at once."""
         s = self.sheet(salt)
         shots: list[Shot] = []
         t = 0.0
-        for seconds, a0, a1 in [(1.0, 0, 0), (0.8, 0, degrees), (2.2, degrees, degrees), (0.8, degrees, 0),
-                                (0.8, 0, 0)]:
+        for seconds, a0, a1 in [(1.0, 0, 0), (0.8, 0, degrees), (2.2, degrees, degrees),
+                                (0.5, degrees, degrees / 2), (0.3, degrees / 2, degrees / 2), (1.2, 0, 0)]:
             n = self.n(seconds)
             for i in range(n):
                 u = (i + 1) / n
                 u = 0.5 - 0.5 * math.cos(math.pi * u)
-                shots.append(self.exposure(s, t, k=3, roll=a0 + (a1 - a0) * u, dist=560.0))
+                shot = self.exposure(s, t, k=3, roll=a0 + (a1 - a0) * u, dist=560.0)
+                shot.change = i == 0 and a0 == a1 == 0 and t > 0
+                shots.append(shot)
                 t += 1 / self.fps
         return shots
 
@@ -244,22 +247,30 @@ class SceneB:
         return self._turn(-90, "turn270")
 
     def _pulled(self) -> list[Shot]:
-        """Steady, then pulled away downwards and out of view within five frames."""
+        """Steady, then pulled away downwards and out of view within seven frames."""
         s = self.sheet("pulled")
         shots = self._steady(s, 2.0)
         t0 = 2.0
-        for i in range(1, 6):
+        for i in range(1, 8):
             t = t0 + i / self.fps
-            shots.append(self.exposure(s, t, k=7, y=lambda tt: 420 * max(0.0, (tt - t0) * self.fps / 5) ** 1.4))
+            shots.append(self.exposure(s, t, k=7, y=lambda tt: 420 * max(0.0, (tt - t0) * self.fps / 7) ** 1.6))
         shots[-1].change = True
         gone = self.place(s, 3.0, y=2000.0)
         return shots + [Shot([(s, gone)]) for _ in range(self.n(1.5))]
 
     def _cut(self) -> list[Shot]:
+        """A page taken away between two frames while another slides in from the left."""
         a, b = self.sheet("cut", 0), self.sheet("cut", 1)
-        after = self._steady(b, 2.5, t0=2.0, x=-20.0, y=15.0)
-        after[0].change = True
-        return self._steady(a, 2.0) + after
+        shots = self._steady(a, 2.0)
+        n = self.n(0.9)
+        t = 2.0
+        for i in range(n):
+            u = 0.5 - 0.5 * math.cos(math.pi * (i + 1) / n)
+            shot = self.exposure(b, t, k=4, x=-420 * (1 - u) - 20.0, y=15.0)
+            shot.change = i == 0
+            shots.append(shot)
+            t += 1 / self.fps
+        return shots + self._steady(b, 2.0, t0=t, x=-20.0, y=15.0)
 
     def _swap(self) -> list[Shot]:
         """The page shaken hard while another is slipped in its place."""

@@ -51,7 +51,7 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -61,6 +61,7 @@ from ar_sudoku.ar.machine import TABLE, Action, Event, State
 from ar_sudoku.ar.marks import Marks, Mode, plan_marks
 from ar_sudoku.ar.overlay import OverlayRenderer
 from ar_sudoku.ar.solve_worker import SolveHandle, SolveWorker
+from ar_sudoku.ar.witness import PageWitness, Verdict
 from ar_sudoku.sudoku.rules import BoardResult, Reading
 from ar_sudoku.sudoku.vocabulary import Status
 from ar_sudoku.sudoku.written import Written
@@ -69,11 +70,17 @@ from ar_sudoku.vision.doubts import unreadable_cells, unseen
 from ar_sudoku.vision.grid import BENT, working_gray
 from ar_sudoku.vision.kinds import CellKinds, KindReader, grid_views
 from ar_sudoku.vision.lattice import bend_of
+from ar_sudoku.vision.look import shifted
 from ar_sudoku.vision.reading import fuse, process_image, read_grid, read_oriented
+from ar_sudoku.vision.turns import turn_to
 from ar_sudoku.vision.writing import EntryOpinion, read_kinds, written_part
 from ar_sudoku.vision.yuv import I420, as_bgr
 
 __all__ = ["ARSession", "FrameResult", "Located", "SessionConfig", "State"]
+
+UNLIKE_GONE = 3  # frames in a row the solved page's look is not where its board is tracked: the board is gone
+NEIGHBOURS = tuple((dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1))  # where it is, and a cell off any way
+SEEN_LEAST = 9  # cells of a page partly out of view that must be in the picture to judge its ink (a row's worth)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -132,6 +139,7 @@ class BoardReading:
     submitted: str | None = None  # the last vote handed to the solver
     submitted_at: int = -1  # the frame it was handed over on
     doubted: bool = False  # once read without a solution: the board is detected precisely from then on
+    witness: PageWitness = field(default_factory=PageWitness)  # the solved page's look, judged on every frame
 
 
 @dataclass(frozen=True)
@@ -168,6 +176,9 @@ class ARSession:
         self.cache: OrderedDict[str, BoardResult] = OrderedDict()  # givens -> checked result
         self.frame_index = -1
         self.streaked = False  # this frame's board is held where it was, its grid streaked (``Located.streaked``)
+        self.unlike = False  # this frame's view at the board does not look like the solved page (``PageWitness``)
+        self._unlike_run = 0  # frames in a row it has not
+        self._judged: tuple[np.ndarray, Verdict] | None = None  # this frame's corners, and their verdict
         self._marks_key: tuple | None = None
         self._given_cells: tuple[str | None, np.ndarray] = (None, np.zeros(81, bool))  # givens, their inked cells
         self._marks: Marks | None = None
@@ -356,6 +367,13 @@ class ARSession:
         corners, reading = self._read(corners)
         self.board.since_read = 0
         diff, hidden = self._differs(reading)
+        if max(diff, hidden) >= self.cfg.mismatch_new and self.board.givens:
+            # the page turned while the tracker followed its symmetric grid: read so, it is this puzzle
+            k = turn_to(self.locator.full_gray(), corners, self.board.givens, self.reader, self.locator.lattice)
+            if k:
+                corners = self.locator.turn(corners, k)
+                self._fire(Event.AGREES)
+                return corners
         if diff >= 2 * self.cfg.mismatch_new:
             self._fire(Event.DIFFERS_MUCH)
         elif diff >= self.cfg.mismatch_new:
@@ -404,9 +422,13 @@ class ARSession:
             cells = np.array([ch != "." for ch in self.board.givens])
             cells.flags.writeable = False
             self._given_cells = (self.board.givens, cells)
-        want = self._given_cells[1]
+        # a page partly out of view is judged on the cells in view, and too few of them judge nothing
+        seen = self.locator.seen(corners)
+        if int(seen.sum()) < SEEN_LEAST:
+            return False
+        want = self._given_cells[1] & seen
         # with a person's pen about, the print sets the ink's scale (pale print under dark pen is not gone)
-        ink = self.locator.inked(corners, expect=None if self.kinds is None else want)
+        ink = self.locator.inked(corners, expect=None if self.kinds is None else want, seen=seen) & seen
         if self.kinds is None:  # print only: any change of the ink pattern counts
             mismatch = ink != want
         else:  # new ink in an empty cell is someone writing, not another puzzle: givens gone missing count
@@ -419,6 +441,7 @@ class ARSession:
         # a board held through a streak sits a few pixels off and its print is smeared: only givens gone missing
         # in number (another puzzle) stop its drawing there, and the re-read follows once it is found again
         limit = self.cfg.pattern_mismatch if self.kinds is None or self.streaked else self.cfg.pattern_mismatch // 2
+        limit = max(3, round(limit * int(seen.sum()) / 81))  # part of a page shows part of its givens
         if int(mismatch.sum()) >= limit:
             # print a glare spot fades is not gone: another puzzle (or a hand) shows across the grid, not in a
             # spot (looked at only when it could matter: most frames match without it)
@@ -463,7 +486,24 @@ class ARSession:
             corners = self._on_steady[self.state](corners)
         timings["read"] = (time.perf_counter() - t) * 1e3
         self._poll()
-        return self._result(corners, t0, timings)
+        result = self._result(corners, t0, timings)
+        if steady and corners is not None and result.solution is not None:
+            self._remember(corners)
+        return result
+
+    def _remember(self, corners: np.ndarray) -> None:
+        """A steady, sharp frame whose drawing was confirmed by the ink: the witness keeps its look, unless it
+        looks unlike the page it knows (a page slipped in with the same pattern of givens is not learnt)."""
+        witness = self.board.witness
+        seen = self.locator.seen(corners)
+        if not seen.all():
+            return
+        squared = self.locator.squared(corners)
+        at, verdict = self._judged if self._judged is not None else (None, Verdict.UNSURE)
+        if at is None or not np.array_equal(at, corners):  # righted or re-read since it was judged
+            verdict = witness.judge(squared, seen)[0]
+        if not witness.known or verdict is Verdict.SAME:
+            witness.remember(squared)
 
     def _find(self) -> Located:
         """Where the board is, and the events that follows from it: slipped, lost, found."""
@@ -479,10 +519,14 @@ class ARSession:
         loc = self.locator.locate(self.frame_index, settled=settled, doubtful=self.state is State.UNSOLVABLE,
                                   precise=True, agreeing=not exact)
         self.streaked = loc.held and loc.streaked
+        self.unlike = False
+        self._judged = None
+        if settled and loc.corners is not None:
+            loc = self._witnessed(loc)
         if loc.held and loc.corners is not None and not self._same_pattern(loc.corners):
             # not the board blurred where it was: the givens' ink is gone, and so is the board
             loc, self.streaked = Located(None, False), False
-        if loc.slipped:
+        if loc.slipped and not self._looks_solved():
             self._fire(Event.SLIPPED)  # tracking had slipped, or another grid is in view: read again
         if loc.corners is None:
             self.locator.lattice = None
@@ -491,6 +535,61 @@ class ARSession:
         elif self.state is State.SEARCHING:
             self._fire(Event.FOUND)
         return loc
+
+    def _witnessed(self, loc: Located) -> Located:
+        """The solved page's look at the board (``ar.witness``): a page turned while the tracker blinked is righted
+        (its corners rolled to the puzzle's order); a held board needs its page, or it is gone; another page or
+        the desk where the board was stops the drawing on this frame and asks for a re-read."""
+        assert loc.corners is not None
+        verdict, k = self.board.witness.judge(self.locator.squared(loc.corners), self.locator.seen(loc.corners),
+                                              streaked=loc.held and loc.streaked)
+        self._judged = (loc.corners, verdict)
+        if verdict in (Verdict.OTHER, Verdict.UNSURE) and not loc.detected:
+            moved = self._relocated(loc.corners)
+            if moved is not None:  # tracked (or held) a cell off: the page is a cell further on
+                loc, verdict = Located(moved, False), Verdict.SAME
+                self._judged = (moved, verdict)
+        if verdict is Verdict.TURNED:
+            assert loc.corners is not None
+            return replace(loc, corners=self.locator.turn(loc.corners, k))
+        if loc.held and verdict is not Verdict.SAME:
+            return Located(None, False)
+        if loc.held and loc.corners is not None:  # held, its page there: tracked from here (while the page is seen)
+            self.locator.relocate(loc.corners)
+        self._unlike_run = self._unlike_run + 1 if verdict is Verdict.OTHER else 0
+        if self._unlike_run >= UNLIKE_GONE:
+            return Located(None, False)  # the tracker follows the desk, or a page that is not this one: gone
+        if verdict is Verdict.OTHER:
+            self.unlike = True
+        if verdict is not Verdict.SAME:  # the print decides, on the next steady frame: this page, turned, or not
+            self.board.since_read = max(self.board.since_read, self.cfg.recheck_every)
+        return loc
+
+    def _looks_solved(self) -> bool:
+        """This frame's board looks like the solved page (``_witnessed``): a detection far from the track is the
+        page moved faster than the flow could follow, not another grid."""
+        return self._judged is not None and self._judged[1] in (Verdict.SAME, Verdict.TURNED)
+
+    def _relocated(self, corners: np.ndarray) -> np.ndarray | None:
+        """The board a cell off its page (a fast move along a periodic grid makes the flow snap to the next
+        crossing, as the grid's lines look alike): the neighbouring place whose look is the solved page's, tracked
+        from there; None when none is (a flat page only: a curled one is not moved by whole cells)."""
+        witness = self.board.witness
+        if not witness.known or self.locator.lattice is not None:
+            return None
+        best, found = witness.cfg.same, None
+        starts = [corners]
+        if self.locator.velocity is not None:  # where it would be had it moved on as it moved on the last frame
+            starts.append(corners + self.locator.velocity)
+        for start in starts:
+            for dx, dy in NEIGHBOURS:
+                at = shifted(start, dx, dy) if dx or dy else start
+                score = witness.likeness(self.locator.squared(at), self.locator.seen(at))
+                if score is not None and score >= best:
+                    best, found = score, at
+        if found is not None:
+            self.locator.relocate(found)
+        return found
 
     def _step_still(self, frame: np.ndarray) -> FrameResult:
         """A photo is its own scene, read exactly as ``ar-sudoku image`` reads it (``process_image``: grid,
@@ -517,7 +616,7 @@ class ARSession:
         board = self.board
         solution = None
         if (corners is not None and self.state is State.SOLVED and board.result is not None
-                and board.givens is not None
+                and board.givens is not None and not self.unlike
                 and (not check_pattern or self._same_pattern(corners))):
             solution = board.result.solution
         message = board.result.message if board.result is not None else ""
@@ -527,7 +626,9 @@ class ARSession:
         written = None
         if self.kinds is not None and in_view and board.givens:
             written = self.ledger.on_paper(board.givens)
-        return FrameResult(frame=self.frame_index, status=self.state, corners=corners,
+        # the status says what is shown: a solved board whose answer is held back on this frame is in doubt
+        status = State.SUSPECT if self.state is State.SOLVED and solution is None else self.state
+        return FrameResult(frame=self.frame_index, status=status, corners=corners,
                            givens=board.givens if in_view else None, solution=solution, t_ms=t_ms,
                            timings=timings, message=message, marks=marks,
                            lattice=self.locator.lattice if in_view else None, written=written)

@@ -372,10 +372,20 @@ def cut_cells(warped: np.ndarray, cell: int = CELL) -> CellCuts:
     return CellCuts(patches, has, score, faint)
 
 
-def square(gray: np.ndarray, corners: np.ndarray, cell: int = 12, lattice: np.ndarray | None = None) -> np.ndarray:
+def square(gray: np.ndarray, corners: np.ndarray, cell: int = 12, lattice: np.ndarray | None = None,
+           centred: bool = False) -> np.ndarray:
     """The grid squared up small (``cell`` pixels a cell, float): what the per-frame looks below measure, made
-    once for all of them (a live board is looked at several ways on every frame)."""
-    warped = rectify(gray, lattice, cell) if lattice is not None else warp_grid(gray, corners, cell)
+    once for all of them (a live board is looked at several ways on every frame). ``centred``: the pixels'
+    centres placed symmetrically in the grid (pixel i's at (i + 1/2) / side of it), so that the corners rolled
+    by a quarter turn square up to exactly this picture turned (``vision.look``)."""
+    if lattice is not None:
+        return rectify(gray, lattice, cell).astype(np.float32)
+    if not centred:
+        return warp_grid(gray, corners, cell).astype(np.float32)
+    side = 9 * cell
+    dst = np.array([[-0.5, -0.5], [side - 0.5, -0.5], [side - 0.5, side - 0.5], [-0.5, side - 0.5]], np.float32)
+    m = cv2.getPerspectiveTransform(np.asarray(corners, np.float32), dst)
+    warped = cv2.warpPerspective(gray, m, (side, side), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
     return warped.astype(np.float32)
 
 
@@ -401,7 +411,8 @@ def edges_evenness(edges: tuple[np.float32, np.float32]) -> float:
 
 
 def quick_ink(gray: np.ndarray, corners: np.ndarray, cell: int = 12, lattice: np.ndarray | None = None,
-              expect: np.ndarray | None = None, squared: np.ndarray | None = None) -> np.ndarray:
+              expect: np.ndarray | None = None, squared: np.ndarray | None = None,
+              seen: np.ndarray | None = None) -> np.ndarray:
     """A cheap guess of which cells hold ink, for checking every frame.
 
     The grid is warped small; a cell's darkest central pixel against its own
@@ -409,7 +420,8 @@ def quick_ink(gray: np.ndarray, corners: np.ndarray, cell: int = 12, lattice: np
     ``expect`` (81 bools: the cells whose print is looked for) scales by that
     print instead when it is fainter than the page's darkest ink: pale print
     on a page written in dark pen is still print, not gone. ``squared``: the
-    grid's ``square`` at ``cell``, if it was made already.
+    grid's ``square`` at ``cell``, if it was made already. ``seen``: the cells
+    in the picture (a page partly out of view), the only ones that set the scale.
     Returns 81 values; above 0.5 means ink.
     """
     w = square(gray, corners, cell, lattice) if squared is None else squared
@@ -425,7 +437,7 @@ def quick_ink(gray: np.ndarray, corners: np.ndarray, cell: int = 12, lattice: np
     if gain is not None:  # print under a glare keeps its ink: its givens are not taken as gone
         depth = depth * gain
     depth = depth.reshape(81)
-    scale = percentile(depth, 95)
+    scale = percentile(depth if seen is None or not seen.any() else depth[seen], 95)
     if expect is not None and expect.any():  # a quarter of the print may be gone before the scale drops
         scale = min(scale, percentile(depth[expect], 75))
     return depth / max(scale, 10.0)
