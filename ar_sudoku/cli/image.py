@@ -219,10 +219,16 @@ def stage(done: PhotoDone) -> tuple[PhotoDone, Staged | None]:
     if done.dest is None or done.encoded is None:
         return done, None
     try:
-        staged = Staged(done.dest)
+        staged = Staged(done.dest)  # removes its temporary file itself when it fails or is stopped
+    except ArSudokuError as exc:
+        return replace(done, encoded=None, write_error=CliError(str(exc), EXIT_UNSOLVED)), None
+    try:
         staged.write(done.encoded)
     except ArSudokuError as exc:
         return replace(done, encoded=None, write_error=CliError(str(exc), EXIT_UNSOLVED)), None
+    except BaseException:
+        staged.discard()
+        raise
     return replace(done, encoded=None), staged
 
 

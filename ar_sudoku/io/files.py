@@ -183,9 +183,13 @@ def temporary(path: Path) -> Path:
         fd, name = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=target.parent)
     except OSError as exc:
         raise OutputError(f"{path}: cannot be written ({reason(exc)})") from exc
-    os.close(fd)
-    with contextlib.suppress(OSError):
-        os.chmod(name, _new_mode(target))
+    try:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.chmod(name, _new_mode(target))
+    except BaseException:  # Ctrl-C, SIGTERM: no temporary file left
+        discard(Path(name))
+        raise
     return Path(name)
 
 
@@ -265,13 +269,20 @@ class Staged:
         except OSError as exc:
             discard(self.tmp)
             raise OutputError(f"{self.path}: cannot be written ({reason(exc)})") from exc
+        except BaseException:  # Ctrl-C, SIGTERM: no temporary file left
+            discard(self.tmp)
+            raise
 
     def write(self, data: bytes | str) -> None:
+        """Write it all; on any failure or stop the temporary file is removed."""
         try:
             self.file.write(data)
         except OSError as exc:
             self.discard()
             raise self._failed(exc) from exc
+        except BaseException:
+            self.discard()
+            raise
 
     def commit(self) -> None:
         """Close the file and rename it into place; :class:`WriteError` (the name untouched) if that fails."""
