@@ -173,6 +173,40 @@ def test_a_fifo_output_without_a_reader_stops_on_a_signal(tmp_path, what, sig):
     assert names(fifo.parent) == [fifo.name]
 
 
+def test_a_fifo_whose_reader_stops_reading_does_not_hold_a_stop(tmp_path):
+    """A reader that opens the FIFO and never reads: the recording fills the pipe and the queue, and the
+    frame loop waits; SIGTERM still ends the run with 143 within a few seconds (the stream's reader is given
+    two), the log of the frames read renamed into place."""
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    for k in range(40):
+        os.link(PHOTO, folder / f"p{k:02d}.jpg")
+    fifo = tmp_path / "x.mkv"
+    os.mkfifo(fifo)
+    held = threading.Event()
+
+    def open_and_never_read() -> None:
+        with open(fifo, "rb"):
+            held.wait(60)
+
+    threading.Thread(target=open_and_never_read, daemon=True).start()
+    try:
+        run = Running("video", folder, "--headless", "--output", "x.mkv", "--jsonl", "log.jsonl", cwd=tmp_path)
+        from ar_sudoku.io.files import part_files
+
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not any(f.read_text().count("\n") >= 2 for f in part_files(
+                tmp_path / "log.jsonl")):
+            time.sleep(0.05)
+        time.sleep(1.5)  # the pipe and the queue full: the loop waits for the writer
+        code, err = run.stop(signal.SIGTERM, within=8)
+    finally:
+        held.set()
+    assert code == 143, err
+    assert said(err) == ["ar-sudoku: terminated; outputs finalized"], err
+    assert 2 <= len((tmp_path / "log.jsonl").read_text().splitlines()) < 40
+
+
 def test_a_video_recorded_into_a_fifo_reaches_its_reader(tmp_path):
     """The FIFO opened by the command (and handed to FFmpeg) carries a whole Matroska recording."""
     fifo = tmp_path / "x.mkv"

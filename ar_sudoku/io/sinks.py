@@ -259,6 +259,8 @@ class VideoSink:
             return
         self._closed = True
         interrupted = self._wait_for_writer()
+        if self._thread.is_alive():  # a stream's reader that stopped reading: left, with its descriptor
+            return self._left(interrupted)
         if self.fd is not None:
             with contextlib.suppress(OSError):
                 os.close(self.fd)
@@ -295,10 +297,15 @@ class VideoSink:
                 if self.patience is None:
                     self.patience, since = STREAM_PATIENCE, time.monotonic()
             if self.tmp == self.path and self.patience is not None and time.monotonic() - since > self.patience:
-                if self._error is None:
-                    self._error = OSError(f"its reader stopped taking it; left after {self.patience:g} s")
                 break
         return interrupted
+
+    def _left(self, interrupted: KeyboardInterrupt | None) -> None:
+        """A stopped run whose FIFO's reader stopped taking the recording: the writer thread (a daemon, blocked
+        in a write) is left to end with the process, and its descriptor stays open under it (closed, its
+        number could be reused by a file the thread would then write into). The stop goes on as a stop."""
+        if interrupted is not None:
+            raise interrupted
 
     def stop_soon(self) -> None:
         """The run is stopping: at close, a FIFO's or device's reader gets ``STREAM_PATIENCE`` seconds."""
