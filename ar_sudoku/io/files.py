@@ -274,9 +274,11 @@ class Staged:
             raise
 
     def write(self, data: bytes | str) -> None:
-        """Write it all; on any failure or stop the temporary file is removed."""
+        """Write it all, flushed (so that :meth:`commit` has nothing left to write into a FIFO whose reader
+        may be slow); on any failure or stop the temporary file is removed."""
         try:
             self.file.write(data)
+            self.file.flush()
         except OSError as exc:
             self.discard()
             raise self._failed(exc) from exc
