@@ -466,8 +466,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     where = p.add_mutually_exclusive_group()
     where.add_argument("-o", "--output", metavar="OUT.png", help="the annotated photo (one photo only)")
     where.add_argument("--out-dir", metavar="DIR",
-                       help="write PHOTO_solved.png for each photo into this existing folder (refused when a name "
-                            "would be an input's, or two photos' names would meet)")
+                       help="write PHOTO_solved.png for each photo into this folder, made when missing inside a "
+                            "folder that exists (refused when a name would be an input's, or two photos' names "
+                            "would meet)")
     p.add_argument("--json", action="store_true",
                    help="one JSON object per puzzle on stdout (a page of several: one per puzzle, each with its "
                         "'puzzle' index, in reading order)")
