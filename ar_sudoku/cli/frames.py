@@ -379,4 +379,8 @@ def _damage(source: FrameSource, frames: int) -> str:
     if lost:  # frames of a damaged stretch, skipped: the rest was read
         return (f"{source.info.name}: {lost} frames could not be decoded (a damaged stretch of the file, "
                 f"skipped); the other {frames} were read")
+    skipped: list[str] = getattr(source, "skipped", [])
+    if skipped:  # photos of a folder that could not be read: the recording and the log lack them
+        more = f" (and {len(skipped) - 1} more)" if len(skipped) > 1 else ""
+        return f"{skipped[0]}{more}; left out; the other {frames} were read"
     return ""
