@@ -177,16 +177,14 @@ def report(stats: RunStats, args: argparse.Namespace, run: Run, *, need_solution
         parts.append(f"wrote {args.output}" + _padded_note(run.sink))
     if run.log is not None and run.log.finalized:
         parts.append(f"log {run.log.name}")
+    if stats.interrupted and not stats.failure:  # one line: how it was stopped, what it did, what it kept
+        how = "terminated" if signum is not None else "interrupted"
+        print(f"ar-sudoku: {how} after {'; '.join(parts)}; outputs finalized", file=sys.stderr)
+        return 128 + signum if signum is not None else 130
     print("; ".join(parts), file=sys.stderr)
     if stats.failure:
         print(f"ar-sudoku: {stats.failure}", file=sys.stderr)
         return EXIT_UNSOLVED
-    if stats.interrupted and signum is not None:
-        print("ar-sudoku: terminated; outputs finalized", file=sys.stderr)
-        return 128 + signum
-    if stats.interrupted:
-        print("ar-sudoku: interrupted; outputs finalized", file=sys.stderr)
-        return 130
     if need_solution and stats.first_solved is None:
         return EXIT_UNSOLVED
     return EXIT_OK
