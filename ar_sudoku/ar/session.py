@@ -568,7 +568,9 @@ class ARSession:
     def _looks_solved(self) -> bool:
         """This frame's board looks like the solved page (``_witnessed``): a detection far from the track is the
         page moved faster than the flow could follow, not another grid."""
-        return self._judged is not None and self._judged[1] in (Verdict.SAME, Verdict.TURNED)
+        witness = self.board.witness
+        return (self._judged is not None and self._judged[1] is Verdict.SAME and witness.score is not None
+                and witness.score >= witness.cfg.solid)
 
     def _relocated(self, corners: np.ndarray) -> np.ndarray | None:
         """The board a cell off its page (a fast move along a periodic grid makes the flow snap to the next

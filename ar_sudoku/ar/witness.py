@@ -33,6 +33,9 @@ class WitnessConfig:
     # round looks much like itself: 0.75 against 1); half as much more leaves the order in doubt (``UNSURE``)
     turn_margin: float = 0.15
     coarse: LookConfig = LookConfig(blur=3.0)  # a streaked frame's look: a 35 px streak on a 380 px grid 0.9
+    # likeness at which a detection far from the track is the page itself, moved faster than the flow followed
+    # (sharp, found whole ~0.95); a part of the grid taken at the picture's edge as the whole squeezes a column
+    solid: float = 0.85
 
 
 class Verdict(enum.Enum):
@@ -51,6 +54,7 @@ class PageWitness:
     turns: tuple[Look, ...] = field(default=(), repr=False)  # its look turned back by 0-3 quarter turns: ``now``
     # against ``turns[k]`` is ``now`` rolled by k against the page, with no turning of each frame's look
     _coarse: Look | None = field(default=None, repr=False)
+    score: float | None = None  # the last judged view's likeness in the corners' own order
 
     @property
     def known(self) -> bool:
@@ -59,13 +63,14 @@ class PageWitness:
     def judge(self, squared: np.ndarray, seen: np.ndarray, streaked: bool = False) -> tuple[Verdict, int]:
         """The verdict on the grid squared up at the board's corners now (``seen``: its cells in view), and for
         ``TURNED`` the roll that rights it."""
+        self.score = None
         if self.squared is None:
             return Verdict.UNSURE, 0
         if streaked:
             return self._presence(squared, seen), 0
         now = look(squared, seen)
         scores = [likeness(now, ref) for ref in self.turns]
-        here = scores[0]
+        here = self.score = scores[0]
         known = [(v, k) for k, v in enumerate(scores) if v is not None]
         if here is None or not known:
             return Verdict.UNSURE, 0  # too little of the page in view to tell
