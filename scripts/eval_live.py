@@ -238,7 +238,8 @@ def checkout(rev: str) -> Path:
 
 
 def start(tree: Path, videos: list[Path], out: Path, lag: int) -> subprocess.Popen:
-    env = {**os.environ, "AR_SUDOKU_TREE": str(tree), "OMP_NUM_THREADS": "1"}
+    path = os.pathsep.join(p for p in (str(tree), os.environ.get("PYTHONPATH", "")) if p)
+    env = {**os.environ, "AR_SUDOKU_TREE": str(tree), "PYTHONPATH": path, "OMP_NUM_THREADS": "1"}
     cmd = [sys.executable, str(SCRIPTS / "live_replay.py"), "--out", str(out), "--lag", str(lag),
            *map(str, videos)]
     return subprocess.Popen(cmd, env=env)

@@ -4,8 +4,8 @@
 
 Writes ``DIR/NAME.jsonl`` for each ``VIDEO`` (one object a frame, as ``ar-sudoku video --jsonl`` writes it).
 It imports whichever ``ar_sudoku`` comes first on the module path, so ``eval_live.py --compare REV`` runs it with
-``PYTHONPATH`` set to another commit's checkout (``AR_SUDOKU_TREE``: that checkout, whose ``models/`` are then
-the ones loaded, not the installed tree's). Only names every version since the page session has are used.
+``PYTHONPATH`` set to another commit's checkout, named again in ``AR_SUDOKU_TREE`` so that its ``models/`` are
+the ones loaded, not the installed checkout's. Only names every version since the page session has are used.
 """
 
 from __future__ import annotations
@@ -20,23 +20,24 @@ from pathlib import Path
 
 
 def use_tree(tree: Path) -> None:
-    """Load ``ar_sudoku`` and its models from ``tree``, whatever is installed."""
-    sys.path.insert(0, str(tree))
+    """Load ``ar_sudoku``'s models from ``tree`` (whose package ``PYTHONPATH`` put first on the module path),
+    not from the installed checkout's ``models/``."""
     import ar_sudoku
 
     if not Path(ar_sudoku.__file__).resolve().is_relative_to(tree.resolve()):
-        raise SystemExit(f"live_replay: ar_sudoku came from {ar_sudoku.__file__}, not {tree}")
+        raise SystemExit(f"live_replay: ar_sudoku came from {ar_sudoku.__file__}, not {tree} (PYTHONPATH={tree})")
     spec = importlib.util.spec_from_file_location("ar_sudoku.models", tree / "models" / "__init__.py",
                                                   submodule_search_locations=[str(tree / "models")])
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules["ar_sudoku.models"] = module
+    ar_sudoku.models = module  # type: ignore[attr-defined]
     spec.loader.exec_module(module)
 
 
 def frame_json_of():
     """The per-frame JSON of this version (its module moved over time)."""
-    for name in ("ar_sudoku.records", "ar_sudoku.cli.records"):
+    for name in ("ar_sudoku.records", "ar_sudoku.io.records"):
         try:
             return __import__(name, fromlist=["frame_json"]).frame_json
         except ImportError:

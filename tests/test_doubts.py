@@ -12,7 +12,7 @@ from conftest import EASY, EASY_SOLUTION, rendered_frame
 from ar_sudoku.ar.marks import plan_marks
 from ar_sudoku.ar.photo import analyse
 from ar_sudoku.cli import main
-from ar_sudoku.cli.records import board_json, written_json
+from ar_sudoku.io.records import board_json, written_json
 from ar_sudoku.sudoku.rules import Reading
 from ar_sudoku.sudoku.written import NAMES, Written
 from ar_sudoku.vision.doubts import unseen

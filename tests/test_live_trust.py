@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from ar_sudoku.ar.page import Page
 from ar_sudoku.ar.session import SessionConfig
 from ar_sudoku.ar.witness import PageWitness, Verdict
-from ar_sudoku.cli.records import frame_json
+from ar_sudoku.io.records import frame_json
 from ar_sudoku.io.sinks import VideoSink
 from ar_sudoku.io.sources import open_source
 from ar_sudoku.sudoku.generator import generate

@@ -8,7 +8,7 @@ import pytest
 from conftest import EASY, EASY_SOLUTION, HARDEST, HARDEST_SOLUTION, PHOTOS, PUZZLES, need
 
 from ar_sudoku.cli import main
-from ar_sudoku.cli.records import explanation_json, step_json
+from ar_sudoku.io.records import explanation_json, step_json
 from ar_sudoku.sudoku.logic import (
     NAMES,
     NoSolutionError,

@@ -11,7 +11,7 @@ from conftest import EASY, EASY_SOLUTION, SHARED, need
 
 from ar_sudoku.ar.session import ARSession, SessionConfig
 from ar_sudoku.cli import main
-from ar_sudoku.cli.records import frame_json, written_json
+from ar_sudoku.io.records import frame_json, written_json
 from ar_sudoku.io.sinks import VideoSink
 from ar_sudoku.io.sources import open_source
 from ar_sudoku.sudoku.written import Written, from_kinds, settle

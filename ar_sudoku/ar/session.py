@@ -86,7 +86,7 @@ SEEN_LEAST = 9  # cells of a page partly out of view that must be in the picture
 @dataclass(frozen=True, kw_only=True)
 class FrameResult:
     """What one frame showed: feeds the overlay, the status display and the JSONL log alike
-    (its JSON: ``cli.records.frame_json``)."""
+    (its JSON: ``io.records.frame_json``)."""
 
     frame: int
     status: Status  # one of the live states
@@ -254,6 +254,9 @@ class ARSession:
         if key != self._marks_key:
             self._marks_key, self._marks = key, plan_marks(*key)
         return self._marks
+
+    def set_focus(self, puzzle: int | None) -> None:
+        """One puzzle's session: its commands go to its own puzzle, whatever was clicked (``LiveSession``)."""
 
     def clear_overrides(self) -> None:
         self.overrides.clear()

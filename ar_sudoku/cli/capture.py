@@ -27,7 +27,7 @@ from ar_sudoku.cli.frames import Log, Output, Painter, Progress, Recorder, RunSt
 from ar_sudoku.io.images import MAX_PIXELS
 
 if TYPE_CHECKING:
-    from ar_sudoku.ar.page import Page
+    from ar_sudoku.ar.live import LiveSession
     from ar_sudoku.io.sinks import JsonlLog, VideoSink
     from ar_sudoku.io.sources import FrameSource
 
@@ -38,7 +38,7 @@ class Run:
 
     stack: ExitStack
     source: FrameSource
-    session: Page
+    session: LiveSession
     painter: Painter
     outputs: list[Output] = field(default_factory=list)
     sink: VideoSink | None = None

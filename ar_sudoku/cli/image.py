@@ -414,7 +414,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _report(done: PhotoDone, args: argparse.Namespace, show: Mode) -> int:
     """Print one photo's outcome, puzzle by puzzle; its exit code."""
-    from ar_sudoku.cli.records import photo_json
+    from ar_sudoku.io.records import photo_json
 
     code = EXIT_OK
     several = len(done.analyses) > 1 or args.puzzle is not None

@@ -222,7 +222,7 @@ def _explain(args: argparse.Namespace, board: Board, label: str, index: int | No
                               "solution": None, "logical": False, "rating": None, "steps": [], "error": str(exc)}))
         return False
     if args.json:
-        from ar_sudoku.cli.records import explanation_json
+        from ar_sudoku.io.records import explanation_json
 
         obj = explanation_json(e)
         print(json.dumps({**obj, "puzzle": shown(obj["puzzle"]), "solution": shown(obj["solution"])}))

@@ -49,7 +49,7 @@ class Reading:
 
 @dataclass(frozen=True)
 class BoardResult:
-    """One picture's outcome (its JSON is written in the shell: ``cli.records.board_json``)."""
+    """One picture's outcome (its JSON is written in the shell: ``io.records.board_json``)."""
 
     status: Status  # solved | no_grid | invalid | unsolvable | timeout | error
     corners: np.ndarray | None = None  # TL, TR, BR, BL of the puzzle itself

@@ -2,7 +2,7 @@
 
 The core hands back dataclasses (``BoardResult``, ``PhotoAnalysis``, ``FrameResult``); the words and
 keys a user's script reads are written here, in the shell, once, so the photo command, the live log and
-the web page cannot drift apart. The web app imports these too.
+the web page cannot drift apart: both shells (``cli`` and ``web``) import them from here, neither from the other.
 """
 
 from __future__ import annotations
