@@ -6,11 +6,13 @@ and the person, who had written nothing, was told their entries settle the puzzl
 in one typeface, size, weight and colour at one place in its cell; a hand varies. So an "entry" that looks like
 the page's print is print:
 
-  * it matches the page's sure print of its digit (:func:`own_print.print_likeness`) as no hand does, or
+  * it matches the page's sure print of its digit where that print stands (:func:`own_print.print_likeness`) as
+    no hand does, or
   * it has a twin: another "entry" of the same digit as alike as one typeface prints it twice
     (:func:`own_print.twin_likeness`), of one height, near the page's print height.
 
-Cells in the entries' own ink, on a page of two inks, are never judged: the colour has spoken.
+Cells in the entries' own ink, or only nearer it than the print's, on a page of two inks, are never judged: print
+taken for a hand has the print's own ink, and the colour has spoken.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Protocol
 
 import numpy as np
 
-from ar_sudoku.vision.kinds import ENTRY, GIVEN, CellKinds, apply_votes, decide
+from ar_sudoku.vision.kinds import ENTRY, GIVEN, CellKinds, apply_votes, decide, nearer_entry_ink
 from ar_sudoku.vision.own_print import print_likeness, twin_likeness
 
 
@@ -41,8 +43,11 @@ class PrintLook:
     # correlation with the page's print of its digit that only print reaches (train hands: at most 0.84 in pen,
     # 0.87 in red; print taken for handwriting on generator P's pages: median 0.97)
     like: float = 0.9
-    # ... and this share of that print's likeness to itself (a blurred page's print matches itself less)
+    # ... and this share of that print's likeness to itself (a blurred page's print matches itself less) ...
     share: float = 0.9
+    # ... where the print stands: within this many px of its place (at CELL scale), and best there (a hand's
+    # neat 7 standing a few px off matches a blurred print 7 nearly as well; ``writing.PLACE_SLACK``)
+    place: int = 2
     # two "entries" of one digit (not 1) this alike are one typeface's print (train hands' pairs, 1s left out and
     # cells in the entries' own ink: at most 0.948; red pairs the colour did not rule out: 0.985; print's pairs on
     # the train photos: median 0.96, on generator P's pages 0.998)
@@ -59,11 +64,14 @@ class PrintLook:
 LOOK = PrintLook()
 
 
-def print_alike(kinds: CellKinds, square: np.ndarray, second: Heights, look: PrintLook = LOOK) -> CellKinds:
+def print_alike(kinds: CellKinds, square: np.ndarray, second: Heights, inks: np.ndarray | None = None,
+                look: PrintLook = LOOK) -> CellKinds:
     """``kinds`` with each "entry" that looks like the page's print made a given (its entry odds moved to print,
-    digit by digit). ``square``: the grid seen square-on (``GridViews.square``)."""
+    digit by digit). ``square``: the grid seen square-on (``GridViews.square``); ``inks``: its cells' ink colours
+    (``GridViews.inks``), when the picture has colour: a cell nearer the pen's ink than the print's is not judged."""
     ink = kinds.ink if kinds.ink is not None else np.zeros(81, np.float32)
-    entries = [int(i) for i in np.flatnonzero((kinds.kinds == ENTRY) & (ink <= 0))]
+    pen = nearer_entry_ink(kinds.probs, inks) if inks is not None else np.zeros(81, bool)
+    entries = [int(i) for i in np.flatnonzero((kinds.kinds == ENTRY) & (ink <= 0) & ~pen)]
     printed = np.flatnonzero((kinds.kinds == GIVEN) & (kinds.probs[:, 1:10].sum(axis=1) >= look.sure))
     if not entries:
         return kinds
@@ -86,6 +94,7 @@ def _like_print(kinds: CellKinds, square: np.ndarray, printed: np.ndarray, entri
     """The ``entries`` that match the page's sure print of their digit as closely as only print does."""
     cells = np.concatenate([printed, entries]).astype(np.int64)
     likeness = print_likeness(square, kinds.digits, printed, cells)
+    likeness[entries] = print_likeness(square, kinds.digits, printed, entries, look.place)[entries]
     own = np.full(9, np.nan, np.float32)  # each digit's print against its others (left out of its template)
     for d in range(9):
         mine = likeness[printed[kinds.digits[printed] == d + 1], d]

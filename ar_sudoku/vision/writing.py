@@ -336,7 +336,7 @@ def read_kinds(kinds: KindReader, seen: GridViews, second: EntryOpinion) -> Cell
     :func:`small_print_is_written`, :func:`misplaced_print_is_written`, :func:`pale_pen_entries`,
     :func:`symmetric_print`)."""
     cell_kinds = stains_are_blank(kinds.read(seen.views, seen.inks, noisy=seen.noisy), seen.square)
-    cell_kinds = print_alike(cell_kinds, seen.square, second)
+    cell_kinds = print_alike(cell_kinds, seen.square, second, seen.inks)
     cell_kinds = small_print_is_written(cell_kinds, second, seen.views)
     cell_kinds = pale_pen_entries(misplaced_print_is_written(cell_kinds, second), second, seen.inks)
     return symmetric_print(cell_kinds)
