@@ -53,7 +53,8 @@ class PrintLook:
     # cells in the entries' own ink: at most 0.948; red pairs the colour did not rule out: 0.985; print's pairs on
     # the train photos: median 0.96, on generator P's pages 0.998)
     twin: float = 0.975
-    # a 1 is a stroke: every hand writes two of them as alike as print (train red pairs: 0.991)
+    # a 1 is a stroke: every hand writes two of them as alike as print (train red pairs: 0.991), and one as like
+    # the print's 1 as a digit of shape is like its print: neither rule judges it
     strokes: tuple[int, ...] = (1,)
     # ... the two of one height within this share (one glyph, printed twice) ...
     same_height: float = 0.06
@@ -105,7 +106,7 @@ def _like_print(kinds: CellKinds, square: np.ndarray, printed: np.ndarray, entri
         return set()
     own[np.isnan(own)] = float(np.nanmedian(own))  # a digit printed twice: the page's other print says how alike
     out = set()
-    for i in entries:
+    for i in (i for i in entries if int(kinds.digits[i]) not in look.strokes):
         d = int(kinds.digits[i]) - 1
         if likeness[i, d] >= max(look.like, look.share * own[d]):  # NaN (no template) is never
             out.add(i)
