@@ -488,6 +488,16 @@ def in_entry_ink(probs: np.ndarray, inks: np.ndarray, sure: float = 0.9) -> np.n
     return np.nan_to_num(x, nan=0.0) >= 0.5
 
 
+def nearer_entry_ink(probs: np.ndarray, inks: np.ndarray, sure: float = 0.9) -> np.ndarray:
+    """(n,) bool: the cells whose ink is nearer the entries' than the print's, however little, on a page whose sure
+    givens and sure entries show two inks (as :func:`in_entry_ink` finds them). Print taken for a hand has the
+    print's own ink: a cell nearer a pen's is never made print by its shape (``page_print``)."""
+    two = _two_inks(probs, inks, sure, spreads=NOISY_SPREADS)
+    if two is None:
+        return np.zeros(len(probs), bool)
+    return np.nan_to_num(_nearer(inks, two), nan=0.0) > 0
+
+
 def ink_votes(probs: np.ndarray, inks: np.ndarray, sure: float = 0.9, *, noisy: bool = False) -> np.ndarray:
     """Per cell, what its ink colour says: -1 the givens' ink, +1 the entries' ink, 0 nothing.
 

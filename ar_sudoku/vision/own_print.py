@@ -186,3 +186,24 @@ def print_likeness(square: np.ndarray, digits: np.ndarray, printed: Iterable[int
                     best = here if here >= best - PLACE_TIE else 0.0
                 out[i, d - 1] = best
     return out
+
+
+def twin_likeness(square: np.ndarray, digits: np.ndarray, cells: Iterable[int]) -> dict[int, float]:
+    """Each of ``cells``' best likeness to another of ``cells`` read as the same digit (normalised correlation of
+    their strokes within ``SLACK``, smoothed as :func:`print_likeness` smooths them); a cell with no such other is
+    left out.
+
+    One typeface prints every 7 of a page alike, pixel for pixel but for the camera; a hand never writes two
+    7s so alike. Print taken for handwriting, a whole digit of the page at once, has no sure print of its digit
+    to be matched with (:func:`print_likeness`), but its cells match each other.
+    """
+    strokes = _strokes(cv2.GaussianBlur(square.astype(np.float32), (0, 0), SHAPE_SMOOTH))
+    asked = [int(i) for i in cells]
+    out: dict[int, float] = {}
+    for a in asked:
+        window = _around(strokes, a, HALF + SLACK)
+        for b in asked:
+            if b != a and digits[b] == digits[a]:
+                fit = float(cv2.matchTemplate(window, _around(strokes, b, HALF), cv2.TM_CCOEFF_NORMED).max())
+                out[a] = max(out.get(a, -1.0), fit)
+    return out

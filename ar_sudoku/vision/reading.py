@@ -69,7 +69,7 @@ from ar_sudoku.vision.kinds import (
     written_on,
 )
 from ar_sudoku.vision.lattice import rectify, rotate
-from ar_sudoku.vision.sizes import SizedGrid, find_sized_grids, read_sized
+from ar_sudoku.vision.sizes import SizedGrid, find_sized_grids, read_sized, read_sized_or_other
 from ar_sudoku.vision.writing import EntryOpinion, read_kinds, sure_entries, sure_written, written_part
 
 CONFIDENT = 0.9  # a reading whose weakest inked cell is above this is not re-read rotated
@@ -620,9 +620,9 @@ def _other_sizes(gray: np.ndarray, reader: DigitReader, timeout: float, t0: floa
     if puzzle is not None:
         if puzzle >= len(grids):
             return [], len(grids)
-        return [read_sized(gray, grids[puzzle], reader, None, timeout, t0,
-                           _corrected(overrides, puzzle, True))], len(grids)
-    return [read_sized(gray, g, reader, None, timeout, t0, _corrected(overrides, k, k == 0))
+        return [read_sized_or_other(gray, grids[puzzle], reader, timeout, t0,
+                                _corrected(overrides, puzzle, True))], len(grids)
+    return [read_sized_or_other(gray, g, reader, timeout, t0, _corrected(overrides, k, k == 0))
             for k, g in enumerate(grids)], len(grids)
 
 

@@ -53,6 +53,7 @@ class SizedGrid:
     side: int
     box: Box
     score: float
+    other: int = 0  # another side its lines allow (:func:`line_structure`): read as such when its own does not solve
 
 
 MARGIN = SQUARE // 40  # px kept around the squared-up quad (the threshold's context at the border)
@@ -209,6 +210,50 @@ def grid_side(gray: np.ndarray, quad: np.ndarray) -> tuple[int, Box, float]:
     return best
 
 
+@dataclass(frozen=True)
+class LineBars:
+    """When an outline's lines make a grid of a size (issue 58: a 16x16 page whose cell lines are printed faint
+    or grey, read as one 9x9 puzzle a quadrant, or as nothing)."""
+
+    # a side's score (:func:`_side_score`) that makes a grid on its lines alone (``MIN_LINES``)
+    lines: float = MIN_LINES
+    # ... or this, when its box lines stand out as a grid's do: a 16x16 of grey hairlines (generator A's pages
+    # with cell lines at grey 215-230: 0.31-0.45, their box lines 1.7-2.7 times the cell lines' weight)
+    faint: float = 0.3
+    # the box lines' weight over the cell lines' that says "boxes" (cell lines alone vary by a quarter)
+    boxed: float = 1.5
+    # a 4x4 grid whose inner lines are this alike (the box line no heavier than the cell lines) may be a 16x16
+    # one whose cell lines the threshold lost, its 4x4 boxes taken for cells (generator A, grey 190-230: 0.9-1.05;
+    # a 4x4 page: 1.9-2.2): it is read as 16x16 too, and the rules say which solves
+    alike: float = 1.25
+
+
+BARS = LineBars()
+
+
+def _boxed(weights: np.ndarray, every: int) -> float:
+    """The inner lines after every ``every`` cells, over the others, by weight (1: all alike)."""
+    at = np.arange(1, len(weights) + 1) % every == 0
+    if at.all() or not at.any():
+        return 1.0
+    return float(weights[at].mean() / max(float(weights[~at].mean()), 1e-6))
+
+
+def line_structure(gray: np.ndarray, quad: np.ndarray, bars: LineBars = BARS) -> tuple[int, Box, float, int]:
+    """:func:`grid_side`, held to ``bars``: the side (0 when no grid), box, score, and another side the models may
+    find it to be (16 for a 4x4 grid whose inner lines are all alike; else 0).
+
+    A side scoring ``bars.lines`` is a grid; one scoring ``bars.faint`` whose box lines are ``bars.boxed`` times
+    its cell lines' weight is one too (cell lines printed faint: a person still reads the boxes at a glance)."""
+    n, box, score = grid_side(gray, quad)
+    cols, rows = _profiles(gray, quad)
+    weights = [_side_score(cols, n)[1], _side_score(rows, n)[1]] if n else []
+    boxed = min(_boxed(weights[0], box[1]), _boxed(weights[1], box[0])) if n else 0.0
+    if score < bars.lines and not (score >= bars.faint and boxed >= bars.boxed):
+        return 0, box, score, 0
+    return n, box, score, 16 if n == 4 and boxed < bars.alike else 0
+
+
 def _overlap(a: np.ndarray, b: np.ndarray) -> bool:
     area, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
     return area > 0.1 * min(cv2.contourArea(a.astype(np.float32)), cv2.contourArea(b.astype(np.float32)))
@@ -240,10 +285,10 @@ def find_sized_grids(gray: np.ndarray, most: int = 4) -> list[SizedGrid]:
             if min(sides) < 0.5 * max(sides):
                 continue
             quad = refine_corners(contour, quad)
-            n, box, score = grid_side(small, quad)
-            if score < MIN_LINES:
+            n, box, score, other = line_structure(small, quad)
+            if not n:
                 continue
-            grid = SizedGrid((quad / scale).astype(np.float32), n, box, score)
+            grid = SizedGrid((quad / scale).astype(np.float32), n, box, score, other)
             clash = [g for g in found if _overlap(g.corners, grid.corners)]
             if not clash:
                 found.append(grid)
@@ -255,7 +300,7 @@ def find_sized_grids(gray: np.ndarray, most: int = 4) -> list[SizedGrid]:
             break
     found.sort(key=lambda g: -g.score)
     # the outline's corners, on the border's outer edge, moved onto its lines' centres (at full resolution)
-    return [SizedGrid(refit_corners(gray, g.corners, g.side), g.side, g.box, g.score) for g in found[:most]]
+    return [SizedGrid(refit_corners(gray, g.corners, g.side), g.side, g.box, g.score, g.other) for g in found[:most]]
 
 
 SOFT = 0.2  # of the ink level: a glyph's faint ink, kept where it joins the glyph found at INK
@@ -578,3 +623,16 @@ def read_sized(gray: np.ndarray, grid: SizedGrid, digits: DigitReader, symbols: 
     return BoardResult(status, corners=corners, givens=_text(values), confidence=conf, solution=solution,
                        message=message, ms=(time.perf_counter() - t0) * 1e3, corrected=corrected,
                        box=box, symbols=style)
+
+
+def read_sized_or_other(gray: np.ndarray, grid: SizedGrid, digits: DigitReader, timeout: float, t0: float,
+                        overrides: dict[int, int] | None = None) -> BoardResult:
+    """:func:`read_sized`; a grid that does not solve at its side is read at the other side its lines allow
+    (``SizedGrid.other``: a 16x16 whose faint cell lines left only its boxes, taken for a 4x4 grid's cells), and
+    that reading is taken when it solves: the lines propose, the models and the rules confirm."""
+    result = read_sized(gray, grid, digits, None, timeout, t0, overrides)
+    if result.status == Status.SOLVED or not grid.other:
+        return result
+    again = read_sized(gray, SizedGrid(grid.corners, grid.other, BOXES[grid.other][0], grid.score), digits, None,
+                       timeout, t0, overrides)
+    return again if again.status == Status.SOLVED else result

@@ -41,6 +41,7 @@ from ar_sudoku.vision.kinds import (
 from ar_sudoku.vision.kinds import CELL as VIEW_CELL
 from ar_sudoku.vision.kinds import MARGIN as VIEW_MARGIN
 from ar_sudoku.vision.own_print import print_likeness
+from ar_sudoku.vision.page_print import print_alike
 
 SURE_WRITTEN = 0.8  # a cell less sure than this of holding a written digit is never called a mistake
 DOUBT = 0.1  # an entry whose readers give the solution's digit these odds against their likeliest is the solution's
@@ -329,11 +330,13 @@ def symmetric_print(kinds: CellKinds) -> CellKinds:
 
 def read_kinds(kinds: KindReader, seen: GridViews, second: EntryOpinion) -> CellKinds:
     """Each cell's kind as a photo and a live frame read it: the kind model on the grid's views, stains on a
-    printed page left blank, then the entry model's second opinion on small print, print standing off the
+    printed page left blank, "entries" that look like the page's print made print (:func:`page_print.print_alike`),
+    then the entry model's second opinion on small print, print standing off the
     givens' places and pale pen, and last the givens' half-turn pattern (:func:`stains_are_blank`,
     :func:`small_print_is_written`, :func:`misplaced_print_is_written`, :func:`pale_pen_entries`,
     :func:`symmetric_print`)."""
     cell_kinds = stains_are_blank(kinds.read(seen.views, seen.inks, noisy=seen.noisy), seen.square)
+    cell_kinds = print_alike(cell_kinds, seen.square, second, seen.inks)
     cell_kinds = small_print_is_written(cell_kinds, second, seen.views)
     cell_kinds = pale_pen_entries(misplaced_print_is_written(cell_kinds, second), second, seen.inks)
     return symmetric_print(cell_kinds)
