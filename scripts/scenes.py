@@ -160,7 +160,7 @@ def photo_grids(split: str) -> list[str]:
 def photo_sheet(name: str, written: bool = False) -> Sheet:
     """A sudoku-photos photo as a sheet: the whole picture, its grid in puzzle order (the outline's corners
     rolled to the turn whose reading fits the printed truth)."""
-    from ar_sudoku.vision.grid import to_gray
+    from ar_sudoku.vision.quads import to_gray
     from ar_sudoku.vision.reading import read_grid
     from photos import DEFAULT_DIR, load
 

@@ -88,15 +88,17 @@ def test_a_wrong_digit_both_readers_are_sure_of_is_a_mistake():
 
 
 def test_a_misreading_that_repeats_a_printed_digit_needs_both_readers_surer_together():
-    """Each reader gives the solution's 4 about 3% of the written 7's odds: sure enough alone (``AGAINST``) to call
-    the 7 wrong, but not together (``AGAINST_PRINTED``) when a 7 is printed in the cell's row, as in EASY's first
+    """Each reader gives the solution's 4 about 3% of the written 7's odds: sure enough alone (``WRITING.against``) to
+    call
+    the 7 wrong, but not together (``WRITING.against_printed``) when a 7 is printed in the cell's row, as in EASY's
+    first
     row: a person seldom repeats a digit printed in plain view, and a 4 open at the top reads as 7."""
-    from ar_sudoku.vision.writing import AGAINST, AGAINST_PRINTED, _printed_near, _sure_mistake
+    from ar_sudoku.vision.writing import WRITING, _printed_near, _sure_mistake
 
     kinds, _ = _kinds(entry_p=0.95, digit_p=0.6)
     other = _entry_model(0.9, 0.02)
     ratio = kinds.probs[WRONG, 9 + 4] / kinds.probs[WRONG, 9 + 7]
-    assert np.sqrt(ratio * 0.02 / 0.9) > AGAINST_PRINTED and ratio < AGAINST
+    assert np.sqrt(ratio * 0.02 / 0.9) > WRITING.against_printed and ratio < WRITING.against
     assert _printed_near(EASY, WRONG, 7) and not _printed_near(EASY, WRONG, 2)
     assert _sure_mistake(kinds, WRONG, 6, 3, other, printed_near=False)
     assert not _sure_mistake(kinds, WRONG, 6, 3, other, printed_near=True)
@@ -223,8 +225,8 @@ def test_live_cells_under_a_moving_glare_are_filled_in_by_the_frames_that_see_th
 
 def test_a_blurred_or_noisy_picture_is_too_poor_to_call_a_digit_wrong():
     """Readers can be sure and still misread a blurred or noisy cell: such a picture gets doubts only."""
-    from ar_sudoku.vision.grid import to_gray
     from ar_sudoku.vision.kinds import warp_views_grid
+    from ar_sudoku.vision.quads import to_gray
     from ar_sudoku.vision.writing import EntryOpinion
 
     frame = (rendered_frame(EASY, QUAD, size=(1280, 800), seed=2) * 0.8).astype(np.uint8)

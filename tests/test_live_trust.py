@@ -26,9 +26,9 @@ from ar_sudoku.io.sources import open_source
 from ar_sudoku.sudoku.generator import generate
 from ar_sudoku.sudoku.solver import solve_text
 from ar_sudoku.vision.cells import square
-from ar_sudoku.vision.grid import to_gray
 from ar_sudoku.vision.kinds import KindReader
 from ar_sudoku.vision.look import likeness, look, turned
+from ar_sudoku.vision.quads import to_gray
 from ar_sudoku.vision.synth import background, page, place, quad
 from eval_live import GRACE, verdict
 

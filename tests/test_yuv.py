@@ -17,7 +17,7 @@ from ar_sudoku.ar.marks import Marks
 from ar_sudoku.ar.overlay import OverlayRenderer, draw_status
 from ar_sudoku.io.sinks import VideoSink
 from ar_sudoku.io.sources import I420VideoSource, VideoFileSource, open_source
-from ar_sudoku.vision.grid import working_gray
+from ar_sudoku.vision.quads import working_gray
 from ar_sudoku.vision.yuv import I420, as_bgr, yuv_of
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -23,9 +23,10 @@ import cv2
 import numpy as np
 
 from ar_sudoku.vision.cells import edges_evenness, grid_edges, quick_ink, square
-from ar_sudoku.vision.grid import WORK_SIZE, GridQuad, find_grid, to_gray, working_gray
+from ar_sudoku.vision.grid import find_grid
 from ar_sudoku.vision.lattice import rotate
 from ar_sudoku.vision.look import cells_in_view
+from ar_sudoku.vision.quads import WORK_SIZE, GridQuad, to_gray, working_gray
 from ar_sudoku.vision.tracker import GridTracker
 from ar_sudoku.vision.yuv import I420, as_bgr
 

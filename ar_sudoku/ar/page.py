@@ -54,18 +54,10 @@ from ar_sudoku.ar.solve_worker import SolveWorker
 from ar_sudoku.sudoku.rules import BoardResult
 from ar_sudoku.sudoku.vocabulary import Status
 from ar_sudoku.vision.digits import DigitReader
-from ar_sudoku.vision.grid import (
-    ALL,
-    CLEAR,
-    FLAT,
-    MOST_GRIDS,
-    GridQuad,
-    find_grid,
-    find_grids,
-    reading_order,
-    working_gray,
-)
+from ar_sudoku.vision.grid import find_grid
 from ar_sudoku.vision.kinds import KindReader
+from ar_sudoku.vision.page_grids import PAGE_GRIDS, find_grids, reading_order
+from ar_sudoku.vision.quads import ALL, CLEAR, FLAT, GridQuad, working_gray
 from ar_sudoku.vision.reading import process_images
 from ar_sudoku.vision.yuv import I420, as_bgr
 
@@ -76,7 +68,7 @@ SIZED_MODES = "checks and hints are for 9x9 puzzles: a grid of another size show
 
 @dataclass
 class PageConfig:
-    most: int = MOST_GRIDS  # puzzles tracked at once
+    most: int = PAGE_GRIDS.most_grids  # puzzles tracked at once
     find_moving: int = 2  # frames between searches for new puzzles while the view moves
     find_still: int = 15  # ... while it is still (all in view already found, unless a page slid in)
     moving: float = 0.01  # a track's corner motion (share of its diagonal) that makes the view "moving" (a shaking

@@ -67,10 +67,10 @@ from ar_sudoku.sudoku.vocabulary import Status
 from ar_sudoku.sudoku.written import Written
 from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.doubts import unreadable_cells, unseen
-from ar_sudoku.vision.grid import BENT, working_gray
 from ar_sudoku.vision.kinds import CellKinds, KindReader, grid_views
 from ar_sudoku.vision.lattice import bend_of
 from ar_sudoku.vision.look import shifted
+from ar_sudoku.vision.quads import QUADS, working_gray
 from ar_sudoku.vision.reading import fuse, process_image, read_grid, read_oriented
 from ar_sudoku.vision.turns import turn_to
 from ar_sudoku.vision.writing import EntryOpinion, read_kinds, written_part
@@ -610,7 +610,7 @@ class ARSession:
         self.frame_index += 1
         self._fire(Event.STILL)
         corners = res.corners
-        self.locator.still(res.lattice if res.lattice is not None and bend_of(res.lattice) >= BENT else None)
+        self.locator.still(res.lattice if res.lattice is not None and bend_of(res.lattice) >= QUADS.bent else None)
         if corners is not None and res.givens:
             self._settle(res)
             self.ledger.take_still(res.givens, res.written, res.unreadable)

@@ -26,7 +26,7 @@ import numpy as np
 from ar_sudoku.sudoku.rules import BoardResult
 from ar_sudoku.sudoku.vocabulary import Status
 from ar_sudoku.vision.digits import DigitReader
-from ar_sudoku.vision.sizes import MIN_LINES, SizedGrid, SymbolReader, find_sized_grids, grid_side, read_sized
+from ar_sudoku.vision.sizes import SIZES, SizedGrid, SymbolReader, find_sized_grids, grid_side, read_sized
 from ar_sudoku.vision.tracker import GridTracker
 
 __all__ = ["SizedTrack", "SizedTracks"]
@@ -91,7 +91,7 @@ class SizedTracks:
     def _still_there(self, gray: np.ndarray, tr: SizedTrack) -> bool:
         corners = np.asarray(tr.result.corners, np.float32)
         n, box, score = grid_side(gray, corners)
-        if n != tr.result.size or score < MIN_LINES:
+        if n != tr.result.size or score < SIZES.min_lines:
             return False
         again = self._read(gray, SizedGrid(corners, n, box, score))
         return again.givens is not None and _differ(again.givens, tr.result.givens or "") <= DIFFER

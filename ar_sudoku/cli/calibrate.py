@@ -86,7 +86,7 @@ def _take_views(source, args: argparse.Namespace, pattern: tuple[int, int], size
     """The chessboard views found (frames of a video or camera must differ; photos were chosen); a Ctrl-C or
     SIGTERM ends the collection as :class:`_Stopped`, holding the views taken."""
     from ar_sudoku.vision.camera import find_board, view_differs
-    from ar_sudoku.vision.grid import to_gray
+    from ar_sudoku.vision.quads import to_gray
 
     views: list = []
     try:

@@ -23,12 +23,11 @@ from ar_sudoku.sudoku.written import Written
 Cancel = Callable[[], bool]
 SEVERAL = "the reading has several solutions; one is shown"  # a solution drawn, not the only one
 # A repair's cost is how much less likely the reader saw its digits (the log of the odds), plus this for each cell it
-# changes: two misreads are taken over one only when clearly likelier together (in a dim room, train image21: a 6
-# read as 5 and a 5 as 8, 0.66, against an 8 turned to 9, 1.48; mixed image42: a 6 read as 8, 1.42, against a 5
-# there and a right 8 turned to 9, 1.33)
+# changes: two misreads are taken over one only when clearly likelier together (in a dim room a 6 read
+# as 5 and a 5 as 8 cost less than one right 8 turned to 9, the smaller but wrong repair)
 REPAIR_CELL = 0.5
 # a clashing given's digits the reader saw at these odds are tried, however sure it was of its own (a dim room's 6
-# closed into an 8 at 0.98, the 6 at 0.015: train image26): one of the clashing cells is misread
+# closed into an 8, surely, the 6 at slight odds): one of the clashing cells is misread
 CLASH_ODDS = 0.005
 FAINT_BLANK = 0.5  # a blank cell another reader is this sure of is not taken for faint print (:func:`faint_givens`)
 FEWEST_GIVENS = 17  # no 9x9 puzzle with one solution has fewer: a reading with fewer is no puzzle to guess at
@@ -92,12 +91,12 @@ def faint_givens(result: BoardResult, reading: Reading, share: float = 0.1,
     """A solved board with the faint digits that agree with the solution taken as givens.
 
     A cell whose print is too faint for the cutter's threshold stays empty in the reading, with a small
-    share of the digit the model saw (``digits.FAINT_SHARE``), and the rules add it back only when the
+    share of the digit the model saw (``digits.DIGITS.faint_share``), and the rules add it back only when the
     puzzle needs it. Once solved, a faint digit that the model read (``share``: half of that share) as
     the solution's own digit is print, not a cell to draw an answer over. A cell the user set is left as set.
     ``blank``: (81,) another reader's odds of each cell being blank (the cell-kind model's); a cell it is
-    ``FAINT_BLANK`` sure of is no faint print (a dim room's speckle gave a blank 0.14 of the solution's 4,
-    train image1067, the kind model 0.83 of blank; the faint print on our training photos: at most 0.013).
+    ``FAINT_BLANK`` sure of is no faint print (a dim room's speckle gave a blank fair odds of the solution's
+    digit while the kind model was sure it was blank; faint print is never that sure of blank).
     """
     if result.status != Status.SOLVED or result.solution is None or result.givens is None:
         return result

@@ -47,7 +47,7 @@ class PrintLook:
     # ... and this share of that print's likeness to itself (a blurred page's print matches itself less) ...
     share: float = 0.9
     # ... where the print stands: within this many px of its place (at CELL scale), and best there (a hand's
-    # neat 7 standing a few px off matches a blurred print 7 nearly as well; ``writing.PLACE_SLACK``)
+    # neat 7 standing a few px off matches a blurred print 7 nearly as well; ``writing.WRITING.place_slack``)
     place: int = 2
     # two "entries" of one digit (not 1) this alike are one typeface's print (train hands' pairs, 1s left out and
     # cells in the entries' own ink: at most 0.948; red pairs the colour did not rule out: 0.985; print's pairs on

@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Collection, Iterable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -45,21 +45,11 @@ from ar_sudoku.vision.doubts import (
     unreadable_cells,
     unseen,
 )
-from ar_sudoku.vision.grid import (
-    GridQuad,
-    at_edge,
-    find_grid,
-    find_grids,
-    find_page_grids,
-    reading_order,
-    refits,
-    to_gray,
-)
+from ar_sudoku.vision.grid import find_grid
 from ar_sudoku.vision.kinds import (
     ENTRY,
     GIVEN,
-    INK_SKIP,
-    MISSED_PRINT,
+    KINDS,
     CellKinds,
     KindReader,
     grid_views,
@@ -69,15 +59,40 @@ from ar_sudoku.vision.kinds import (
     written_on,
 )
 from ar_sudoku.vision.lattice import rectify, rotate
+from ar_sudoku.vision.page_grids import find_grids, find_page_grids, reading_order, refits
+from ar_sudoku.vision.quads import GridQuad, at_edge, to_gray
 from ar_sudoku.vision.sizes import SizedGrid, find_sized_grids, read_sized, read_sized_or_other
 from ar_sudoku.vision.writing import EntryOpinion, read_kinds, sure_entries, sure_written, written_part
 
-CONFIDENT = 0.9  # a reading whose weakest inked cell is above this is not re-read rotated
-# ... nor one with this many cells read that surely: on the 319 training photos, no grid turned a quarter or
-# a half had more than 15 such cells (upright: 4-47); a written-on page, whose handwriting the print model
-# is unsure of, is then read one way only
-SURE_UPRIGHT = 22
-FULL_BLANKS = 9  # a grid with no more blank cells than this is a printed solution (puzzles leave 45 or more)
+
+@dataclass(frozen=True)
+class ReadingConfig:
+    """This stage's tuning: each field with the reason for its value."""
+
+    confident: float = 0.9  # a reading whose weakest inked cell is above this is not re-read rotated
+    # ... nor one with this many cells read that surely: on the 319 training photos, no grid turned a quarter or
+    # a half had more than 15 such cells (upright: 4-47); a written-on page, whose handwriting the print model
+    # is unsure of, is then read one way only
+    sure_upright: int = 22
+    full_blanks: int = 9  # a grid with no more blank cells than this is a printed solution (puzzles leave 45 or more)
+    # A digit-model grid (CELL px a cell) whose paper's typical Laplacian is above this share of its contrast is
+    # speckled by a sensor's noise (training photos as taken: 0.01-0.06; in the benchmark's dim room 0.17-0.31) ...
+    noisy_digits: float = 0.12
+    digits_sigma: float = 0.8  # ... and is smoothed by a Gaussian this wide (px) before its cells are cut
+    # A turn chosen by the print model with a score below this (print read the right way up: about -0.04, under
+    # blur and noise as well) is asked of the cell-kind model too
+    weak_turn: float = -0.15
+    # the kind model's least odds of print for a doubtful "entry" the print alone makes a given
+    print_alone: float = 0.25
+    # the person's sure entries that, against a solution, make its givens suspect (and a tenth)
+    against_entries: int = 3
+    given_odds: float = 0.02  # the least odds either reader gives a misread given's true digit
+    # the share of the person's sure entries against a solution that makes it another puzzle's ...
+    disowned: float = 0.5
+    min_disowned: int = 6  # ... when at least this many are against it
+
+
+READING = ReadingConfig()
 
 
 def warp(gray: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None = None, cell: int = CELL) -> np.ndarray:
@@ -92,21 +107,15 @@ def read_grid(gray: np.ndarray, corners: np.ndarray, reader: DigitReader,
     return reader.read(cut_cells(quiet_digits(warp(gray, corners, lattice))))
 
 
-# A digit-model grid (CELL px a cell) whose paper's typical Laplacian is above this share of its contrast is
-# speckled by a sensor's noise (training photos as taken: 0.01-0.06; in the benchmark's dim room 0.17-0.31) ...
-NOISY_DIGITS = 0.12
-DIGITS_SIGMA = 0.8  # ... and is smoothed by a Gaussian this wide (px) before its cells are cut
-
-
 def quiet_digits(warped: np.ndarray) -> np.ndarray:
     """The print model's grid with a dim room's sensor noise smoothed away; a clean grid as it is.
 
     Speckle on a printed 6 closes its gap into an 8 and breaks print into handwriting-like strokes
     (issue 21), as :func:`ar_sudoku.vision.kinds.quiet` found for the cell-kind model's views.
     """
-    if paper_noise(warped, CELL, 0) <= NOISY_DIGITS:
+    if paper_noise(warped, CELL, 0) <= READING.noisy_digits:
         return warped
-    return cv2.GaussianBlur(warped, (0, 0), DIGITS_SIGMA)
+    return cv2.GaussianBlur(warped, (0, 0), READING.digits_sigma)
 
 
 def _score(reading: Reading) -> float:
@@ -135,15 +144,15 @@ def read_oriented(gray: np.ndarray, corners: np.ndarray, reader: DigitReader,
     cuts = cut_cells(warped)
     reading = reader.read(cuts)
     inked = reading.digits > 0
-    sure = int((reading.confidence[inked] >= CONFIDENT).sum())
-    if inked.sum() >= 10 and (sure == inked.sum() or sure >= SURE_UPRIGHT):
+    sure = int((reading.confidence[inked] >= READING.confident).sum())
+    if inked.sum() >= 10 and (sure == inked.sum() or sure >= READING.sure_upright):
         return corners, reading, lattice
     # which way is up, from the cells cut once and turned (a written-on page always gets here: the print
     # model is unsure of handwriting). The likeliest turn, if it reads at least as well as upright, is cut
     # again properly and must then read better: the turned patches are near, not equal, to a proper cut.
     # Over the 398 photos whose grid is found, each given in its four corner orders (1,592 reads), the
-    # orientation is the same from every order for all but one (image95 from one order; 18 photos with the
-    # mean of all inked cells and the turned cuts alone), at one extra cut on 7 of the 398 as stored
+    # orientation is the same from every order for all but one (18 photos with the mean of all inked cells and
+    # the turned cuts alone), at one extra cut on 7 of the 398 as stored
     turned = reader.read_many([turn_cuts(cuts, k) for k in (1, 2, 3)])
     upright = _score(reading)
     k, best = max(zip((1, 2, 3), map(_score, turned)), key=lambda t: t[1])
@@ -155,15 +164,10 @@ def read_oriented(gray: np.ndarray, corners: np.ndarray, reader: DigitReader,
     return np.roll(corners, -k, axis=0), recut, None if lattice is None else rotate(lattice, k)
 
 
-# A turn chosen by the print model with a score below this (print read the right way up: about -0.04, under
-# blur and noise as well) is asked of the cell-kind model too
-WEAK_TURN = -0.15
-
-
 def _kinds_score(image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None, kinds: KindReader) -> float:
     """The cell-kind model's mean log-confidence over the inked cells of the grid seen with ``corners`` first."""
     views = grid_views(image, corners, lattice).views
-    inked = np.flatnonzero(ink_scores(views, kinds.margin) > INK_SKIP)
+    inked = np.flatnonzero(ink_scores(views, kinds.margin) > KINDS.ink_skip)
     if not len(inked):
         return 0.0
     return float(np.log(np.maximum(kinds.probabilities(views[inked]).max(axis=1), 1e-6)).mean())
@@ -182,7 +186,7 @@ def confirm_turn(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: Di
     then: the turn stands only if it reads the page's inked cells more surely that way than upright.
     """
     corners, reading, bent = turned
-    if np.array_equal(corners, quad.corners) or _score(reading) >= WEAK_TURN:
+    if np.array_equal(corners, quad.corners) or _score(reading) >= READING.weak_turn:
         return turned
     lattice = quad.lattice if quad.bent else None
     if _kinds_score(image, corners, bent, kinds) > _kinds_score(image, quad.corners, lattice, kinds):
@@ -221,19 +225,16 @@ def _sound(result: BoardResult) -> bool:
     return result.status == Status.SOLVED and SEVERAL not in (result.message or "")
 
 
-PRINT_ALONE = 0.25  # the kind model's least odds of print for a doubtful "entry" the print alone makes a given
-
-
 def _print_alone(all_print: BoardResult, result: BoardResult, kinds: CellKinds) -> bool:
     """Whether the page read as print alone, mended by the rules, is the puzzle ``result`` makes, and every cell
-    it makes a given that ``result`` does not is one the kind model gives ``PRINT_ALONE`` odds of print: then
-    those doubtful "entries" are its print (a dim room's printed 7 taken for handwriting beside a misread given,
-    train image96). A person's sure entry, or a blank the rules filled, is not made print so (pen-and-pencil
+    it makes a given that ``result`` does not is one the kind model gives ``READING.print_alone`` odds of print: then
+    those doubtful "entries" are its print (a dim room's printed 7 taken for handwriting beside a misread
+    given). A person's sure entry, or a blank the rules filled, is not made print so (pen-and-pencil
     pages barely started: their right entries would no longer be the person's)."""
     if all_print.status != Status.SOLVED or not _sound(result) or result.solution != all_print.solution:
         return False
     made = [i for i, (a, b) in enumerate(zip(all_print.givens or "", result.givens or "")) if a != b and is_empty(b)]
-    return all(float(kinds.probs[i, 1:10].sum()) >= PRINT_ALONE for i in made)
+    return all(float(kinds.probs[i, 1:10].sum()) >= READING.print_alone for i in made)
 
 
 def both_models(printed: Reading, kinds: CellKinds) -> Reading:
@@ -241,7 +242,7 @@ def both_models(printed: Reading, kinds: CellKinds) -> Reading:
     experts), its ink as the digit model saw it.
 
     On a clean page ``fuse`` keeps the digit model's digits; where its print font's 6 reads as a 5 or a thin
-    1 as a 3 (image209 on a page: three such cells, more than the rules' second choices mend), the kind
+    1 as a 3 (three such cells on a page, more than the rules' second choices mend), the kind
     model, trained on other pages' print, often reads them right. Asked only of a reading that breaks the
     rules.
     """
@@ -268,7 +269,7 @@ def _missed_print(printed: Reading, kinds: CellKinds) -> Reading:
     paper) plainly sees print. Left blank, such givens make a puzzle of several solutions.
     """
     p_given = kinds.probs[:, 1:10].sum(axis=1)
-    missed = (printed.digits == 0) & (kinds.kinds == GIVEN) & (p_given >= MISSED_PRINT)
+    missed = (printed.digits == 0) & (kinds.kinds == GIVEN) & (p_given >= KINDS.missed_print)
     if not missed.any():
         return printed
     probs = printed.probs.copy()
@@ -283,9 +284,9 @@ def kind_givens(result: BoardResult, kinds: CellKinds, skip: Collection[int] = (
     """A solved board (one solution) with the print the cell-kind model sees where the digit model saw none,
     when it is the solution's own digit, taken as givens.
 
-    ``faint_givens`` asks the digit model; a thin or pale given (a light "1" under a glare's edge, image209)
+    ``faint_givens`` asks the digit model; a thin or pale given (a light "1" under a glare's edge)
     can be blank to it outright while the kind model reads it as print, though not as surely as
-    ``MISSED_PRINT`` asks before the solve. Once the rules have a single solution, a cell the kind model
+    ``KINDS.missed_print`` asks before the solve. Once the rules have a single solution, a cell the kind model
     calls printed with that solution's digit is print, not a cell to draw an answer over (on a written-on
     page, ``fuse`` counts such a cell as a given already). ``skip``: cells unreadable or set by the user.
     """
@@ -354,10 +355,6 @@ def _settled(result: BoardResult, kinds: CellKinds, sure: float = 0.9, unreadabl
     return replace(result, solution=solution, message=note)
 
 
-AGAINST_ENTRIES = 3  # the person's sure entries that, against a solution, make its givens suspect (and a tenth)
-GIVEN_ODDS = 0.02  # the least odds either reader gives a misread given's true digit
-
-
 def _guessed(i: int, printed: Reading, kinds: CellKinds) -> bool:
     """A given that neither reader saw as print (blank to the digit model, not print to the kind model): the
     rules' choice, which the person's entries may overrule whatever odds the readers give their digit."""
@@ -369,8 +366,8 @@ def entries_against(result: BoardResult, kinds: CellKinds, printed: Reading, ski
     """Misread givens that the person's own sure entries contradict, set right by them.
 
     A given misread as another digit can still make a puzzle with one solution: another puzzle's. Its
-    answer then disagrees with many of the entries written on the page (image43 in a dim room: a printed
-    5 read as 8, and 14 right entries doubted). People make a mistake or two, not a row of them, and one
+    answer then disagrees with many of the entries written on the page (a dim room: a printed 5 read
+    as 8, and many right entries doubted). People make a mistake or two, not a row of them, and one
     given's change that makes the sure entries agree with the answer is the misreading: each given (not
     ``skip``) is left out in turn, the entries settle the rest (``written.settle``), and the one solution
     that agrees with nearly all of them (as :func:`_settled` asks), giving the cell a digit its readers
@@ -378,14 +375,14 @@ def entries_against(result: BoardResult, kinds: CellKinds, printed: Reading, ski
     (``invalid``) is set right the same way, one of the clashing givens left out, or two that between
     them end every clash; so is one whose givens have no solution at all, the givens the most sure entries
     repeat in their row, column or box tried first (a dim room's 8 read as a 6 at 0.99, three sure 6s
-    around it: train image33). A given the rules filled in where neither reader saw print (``_guessed``: a blurred
+    around it). A given the rules filled in where neither reader saw print (``_guessed``: a blurred
     cell whose faint print they took for pencil) needs no odds for the entries' digit.
     """
     if not result.givens:
         return result
     givens = result.givens
     sure = sure_written(kinds, givens)
-    if len(sure) < 2 * AGAINST_ENTRIES:
+    if len(sure) < 2 * READING.against_entries:
         return result
 
     def order(cells: Iterable[int]) -> list[int]:  # the least sure given first, the user's own never
@@ -400,7 +397,7 @@ def entries_against(result: BoardResult, kinds: CellKinds, printed: Reading, ski
             if all(c.a in pair or c.b in pair for c in clashes)]
     elif result.status == Status.SOLVED and result.message != SEVERAL and result.solution:
         against = [i for i in sure if result.solution[i] != str(kinds.digits[i])]
-        if len(against) < max(AGAINST_ENTRIES, len(sure) // 10):
+        if len(against) < max(READING.against_entries, len(sure) // 10):
             return result
         tries = [(i,) for i in order(i for i, g in enumerate(givens) if not is_empty(g))]
     elif result.status == Status.UNSOLVABLE and _no_solution(givens, timeout):
@@ -426,7 +423,8 @@ def entries_against(result: BoardResult, kinds: CellKinds, printed: Reading, ski
         if any(other[i] == givens[i] for i in cells) or sum(
                 other[k] != str(kinds.digits[k]) for k in sure) > max(2, len(sure) // 10):
             continue
-        if any(max(float(printed.probs[i, d]), float(kinds.probs[i, d]), float(kinds.probs[i, 9 + d])) < GIVEN_ODDS
+        if any(max(float(printed.probs[i, d]), float(kinds.probs[i, d]), float(kinds.probs[i, 9 + d]))
+               < READING.given_odds
                and not _guessed(i, printed, kinds) for i, d in ((i, int(other[i])) for i in cells)):
             continue
         fixes.append((cells, other))
@@ -455,14 +453,10 @@ def _entry_clashes(givens: str, kinds: CellKinds, sure: list[int]) -> dict[int, 
             for i, g in enumerate(givens) if not is_empty(g)}
 
 
-DISOWNED = 0.5  # the share of the person's sure entries against a solution that makes it another puzzle's ...
-MIN_DISOWNED = 6  # ... when at least this many are against it
-
-
 def disowned(result: BoardResult, kinds: CellKinds) -> BoardResult:
     """A solution most of the person's sure entries disagree with, withheld: its givens are misread.
 
-    Several givens misread (a page shaken hard, train image87 under an 11 px streak) can still make a
+    Several givens misread (a page shaken hard, under a long streak) can still make a
     puzzle with one solution, another puzzle's, that no one given's change (:func:`entries_against`)
     sets right. A person who makes mistakes makes a few, not one in every other cell; drawn, that
     solution would put wrong digits on the page and call right entries wrong.
@@ -471,7 +465,7 @@ def disowned(result: BoardResult, kinds: CellKinds) -> BoardResult:
         return result
     sure = sure_written(kinds, result.givens)
     against = sum(result.solution[i] != str(kinds.digits[i]) for i in sure)
-    if against < max(MIN_DISOWNED, DISOWNED * len(sure)):
+    if against < max(READING.min_disowned, READING.disowned * len(sure)):
         return result
     return replace(result, status=Status.UNSOLVABLE, solution=None,
                    message=f"the solution disagrees with {against} of your {len(sure)} entries: the printed "
@@ -510,7 +504,7 @@ def _no_guess(result: BoardResult) -> BoardResult:
     """A photo whose reading solves several ways: none of them drawn.
 
     One of several drawn as the answer is a guess, right perhaps once in a few: a missed given (a glare's
-    faded print, held-out image70 and image196 under a strong glare) then put a wrong answer on the page.
+    faded print under a strong glare) then put a wrong answer on the page.
     Said instead (``--set`` fills the missed given). A page of several puzzles already withheld it
     (``_one_of_several_withheld``, in its own words), so there this finds nothing left to withhold.
     """
@@ -680,8 +674,8 @@ def _read_or_refit(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: 
     there (pasted photos are flat prints, and a curled fit is more often one bent to a photo's edge or to print
     beside it, which reads a column's givens wrong and may still solve): a flat refit that solves as soundly
     is taken. For the same reason a curled refit of a flat grid whose reading solves is not taken for fewer
-    corrections (image209 on a page: a 6 read as 5 and corrected, against a refit bent a row up at one corner
-    that solves uncorrected with a given lost)."""
+    corrections (a 6 read as 5 and corrected, against a refit bent a row up at one corner that solves
+    uncorrected with a given lost)."""
     result = read_at(image, gray, quad, reader, timeout, overrides, kinds, t0)
     sound = result.status == Status.SOLVED and SEVERAL not in result.message
     curled = page and quad.bent
@@ -703,7 +697,7 @@ def _printed_solution(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reade
 
 def _printed_full(givens: str | None) -> bool:
     """Printed digits in all but a few cells (a cell or two misread as blank): a solution, never a puzzle."""
-    return givens is not None and givens.count(".") <= FULL_BLANKS
+    return givens is not None and givens.count(".") <= READING.full_blanks
 
 
 def read_at(image: np.ndarray, gray: np.ndarray, quad: GridQuad, reader: DigitReader, timeout: float,
