@@ -160,8 +160,8 @@ def photo_grids(split: str) -> list[str]:
 def photo_sheet(name: str, written: bool = False) -> Sheet:
     """A sudoku-photos photo as a sheet: the whole picture, its grid in puzzle order (the outline's corners
     rolled to the turn whose reading fits the printed truth)."""
+    from ar_sudoku.vision.orient import read_grid
     from ar_sudoku.vision.quads import to_gray
-    from ar_sudoku.vision.reading import read_grid
     from photos import DEFAULT_DIR, load
 
     ph = next(p for p in load(DEFAULT_DIR / "printed") if p.name == name)

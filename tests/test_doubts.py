@@ -388,7 +388,7 @@ def test_a_solution_most_of_the_persons_entries_disagree_with_is_withheld_but_a_
     while a page with a few wrong entries keeps its solution, the entries checked against it."""
     from ar_sudoku.sudoku.rules import BoardResult
     from ar_sudoku.sudoku.vocabulary import Status
-    from ar_sudoku.vision.reading import disowned
+    from ar_sudoku.vision.corrections import disowned
 
     blanks = [i for i, ch in enumerate(EASY) if ch == "."]
     right = {i: int(EASY_SOLUTION[i]) for i in blanks}

@@ -291,7 +291,7 @@ def test_a_printed_6_in_a_dim_rooms_sensor_noise_is_not_read_as_an_8(robust):
     puzzle broke the rules. The print model's grid is now smoothed when its paper is speckled
     (``reading.quiet_digits``); the photo as taken is left exactly as it is."""
     from ar_sudoku.io.images import decode_image
-    from ar_sudoku.vision.reading import quiet_digits, warp
+    from ar_sudoku.vision.orient import quiet_digits, warp
 
     item = next(it for it in robust.items("train") if it.name == "image41" and it.group == "printed")
     data = item.path.read_bytes()

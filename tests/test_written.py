@@ -263,7 +263,7 @@ def test_an_unsure_entry_as_small_as_the_pages_pencil_marks_is_candidates(monkey
     entry stays an entry."""
     from dataclasses import replace
 
-    from ar_sudoku.vision import reading, writing
+    from ar_sudoku.vision import passes, reading, writing
     from ar_sudoku.vision.digits import DigitReader
 
     folder = need(SHARED / "handwritten-photos")
@@ -274,7 +274,7 @@ def test_an_unsure_entry_as_small_as_the_pages_pencil_marks_is_candidates(monkey
         seen.update(givens=givens, kinds=kinds, printed=printed, solution=solution, second=second)
         return real(givens, kinds, printed, solution, second, unreadable)
 
-    monkeypatch.setattr(reading, "written_part", spy)
+    monkeypatch.setattr(passes, "written_part", spy)
     reading.process_image(cv2.imread(str(folder / "images" / "03_10_iphone_14_0.jpg")), DigitReader(),
                           kinds=KindReader())
     kinds, solution = seen["kinds"], seen["solution"]

@@ -279,25 +279,26 @@ def test_a_page_shaken_so_hard_that_givens_are_misread_draws_no_other_puzzles_so
 
 
 def _misread(monkeypatch, **cells: int) -> None:
-    """The fused givens (``reading.fuse``) with ``cells`` (``r6c5=8``) misread as those digits at 0.9, the
-    true digit at 0.1: the misreads the models trained on the photo-number split made on these real pages,
+    """The fused givens (``passes.fuse``, the ``fuse`` pass) with ``cells`` (``r6c5=8``) misread as those digits at
+    0.9, the true digit at 0.1: the misreads the models trained on the photo-number split made on these real pages,
     which the models trained on the split by puzzle no longer make, put back so the rule is still tried."""
     from ar_sudoku.sudoku.rules import Reading
-    from ar_sudoku.vision import reading
+    from ar_sudoku.sudoku.written import NAMES
+    from ar_sudoku.vision import passes
 
-    fuse = reading.fuse
+    fuse = passes.fuse
 
     def misread(printed, kinds):
         got = fuse(printed, kinds)
         digits, confidence, probs = got.digits.copy(), got.confidence.copy(), got.probs.copy()
         for name, d in cells.items():
-            i = reading.NAMES.index(name)
+            i = NAMES.index(name)
             probs[i] = 0.0
             probs[i, d], probs[i, int(got.digits[i])] = 0.9, 0.1
             digits[i], confidence[i] = d, 0.9
         return Reading(digits, confidence, probs)
 
-    monkeypatch.setattr(reading, "fuse", misread)
+    monkeypatch.setattr(passes, "fuse", misread)
 
 
 @pytest.mark.data
@@ -340,7 +341,7 @@ def test_a_barely_started_page_whose_print_a_shaken_hand_made_look_written_is_se
     """A barely started real pen-and-pencil photo shaken: printed givens read as entries at 0.5-0.9, the givens
     left have several solutions, and the few sure entries cannot settle them ("nothing is checked"; 03_02 with
     the models trained on the photo-number split, 03_03 now). The cells read as entries that surely hold a digit,
-    print or pen, are tried after the sure entries (``reading._settled``): the puzzle settles on r3c4 (print read
+    print or pen, are tried after the sure entries (``reading.settled``): the puzzle settles on r3c4 (print read
     as an entry), and its solution agrees with every digit on the page.
 
     r3c4's print, cut short by the streak, was voted handwriting by its height although the kind model gave it

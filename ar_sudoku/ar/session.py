@@ -66,14 +66,15 @@ from ar_sudoku.sudoku.rules import BoardResult, Reading
 from ar_sudoku.sudoku.vocabulary import Status
 from ar_sudoku.sudoku.written import Written
 from ar_sudoku.vision.digits import DigitReader
-from ar_sudoku.vision.doubts import unreadable_cells, unseen
-from ar_sudoku.vision.kinds import CellKinds, KindReader, grid_views
+from ar_sudoku.vision.kinds import CellKinds, KindReader
 from ar_sudoku.vision.lattice import bend_of
 from ar_sudoku.vision.look import shifted
+from ar_sudoku.vision.orient import read_grid, read_oriented
+from ar_sudoku.vision.passes import KIND_PASSES, CellRecord, Inputs, run
 from ar_sudoku.vision.quads import QUADS, working_gray
-from ar_sudoku.vision.reading import fuse, process_image, read_grid, read_oriented
+from ar_sudoku.vision.reading import process_image
 from ar_sudoku.vision.turns import turn_to
-from ar_sudoku.vision.writing import EntryOpinion, read_kinds, written_part
+from ar_sudoku.vision.writing import EntryOpinion, written_part
 from ar_sudoku.vision.yuv import I420, as_bgr
 
 __all__ = ["ARSession", "FrameResult", "Located", "SessionConfig", "State"]
@@ -333,19 +334,15 @@ class ARSession:
             reading = read_grid(gray, corners, self.reader, lattice=lattice)
         self.cells = None
         if self.kinds is not None and self.board.oriented:
-            # the colour frame: a pen's own ink tells entries from print (kinds.ink_votes)
-            lattice = self.locator.lattice
-            colour = self.locator.colour()
-            seen = grid_views(colour, corners, lattice)
-            # the entry-digit model, asked about odd entries
-            second = EntryOpinion(self.kinds, gray, corners, lattice=lattice, warped=seen.square, colour=colour,
-                                   inks=seen.inks)
-            kinds = read_kinds(self.kinds, seen, second)
-            unreadable = self.ledger.unreadable = unreadable_cells(seen.square, kinds, reading)
-            printed, reading = reading, fuse(reading, kinds)
-            if unreadable:  # no vote from a cell this frame cannot see
-                printed, reading = unseen(printed, unreadable), unseen(reading, unreadable)
-            self.cells = CellsSeen(kinds, second, printed)
+            # the cells' kinds, read as the photo path reads them (vision.passes.KIND_PASSES), from the colour
+            # frame: a pen's own ink tells entries from print (kinds.ink_votes)
+            given = Inputs(self.locator.colour(), gray, self.reader, self.kinds, wide=False)
+            seen = run(KIND_PASSES, CellRecord(given, None, corners, self.locator.lattice, reading=reading))
+            assert seen.cell_kinds is not None and seen.second is not None and seen.printed is not None
+            assert seen.reading is not None
+            self.ledger.unreadable = seen.unreadable  # no vote from a cell this frame cannot see
+            reading = seen.reading
+            self.cells = CellsSeen(seen.cell_kinds, seen.second, seen.printed)
         return corners, reading
 
     def _vote(self, corners: np.ndarray) -> np.ndarray:

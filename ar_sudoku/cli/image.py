@@ -87,6 +87,26 @@ def print_text(path: str, result: BoardResult, reveal: bool = True, label: str =
     print()
 
 
+def debug() -> bool:
+    """``AR_SUDOKU_DEBUG=1``: the reading's passes are logged on stderr as ``--explain-reading`` prints them."""
+    return bool(os.environ.get("AR_SUDOKU_DEBUG"))
+
+
+def explain_lines(result: BoardResult) -> list[str]:
+    """``--explain-reading``: the reading's passes in order, each one's time and the cells whose reading it changed
+    (a cell as ``r3c5=g7``: its kind, ``.`` blank, ``g`` print, ``e`` pen, ``c`` pencil; its digit; ``?`` hidden by a
+    glare; then, once the entries are read, the person's part)."""
+    if not result.passes:
+        return ["  (no passes: no 9x9 grid was read)"]
+    lines = []
+    for p in result.passes:
+        cells = ", ".join(f"r{i // 9 + 1}c{i % 9 + 1}={state}" for i, state in zip(p.changed, p.states))
+        if len(p.changed) > 12:
+            cells = ", ".join(cells.split(", ")[:12]) + f" ... ({len(p.changed)} cells)"
+        lines.append(f"  {p.name:<16}{p.ms:8.1f} ms  {cells}".rstrip())
+    return lines
+
+
 def styled_grid(text: str, box: tuple[int, int], symbols: str) -> str:
     """A boxed grid for people, each value as the page prints it (``11`` on a 1-16 page: columns widen)."""
     from ar_sudoku.sudoku.solver import format_grid
@@ -423,6 +443,10 @@ def _report(done: PhotoDone, args: argparse.Namespace, show: Mode) -> int:
         index = args.puzzle if args.puzzle is not None else k
         # a photo that cannot be read, or one read without an answer: 1 (run() makes it 2 when none could be read)
         code = max(code, EXIT_OK if result.status == Status.SOLVED else EXIT_UNSOLVED)
+        if args.explain_reading or debug():
+            label = f" puzzle {index}" if several else ""
+            print(f"{done.src}{label}: the reading's passes", *explain_lines(result), sep="\n",
+                  file=sys.stderr if args.json or not args.explain_reading else sys.stdout, flush=True)
         if args.json:
             obj = photo_json(analysis, done.src)
             # which puzzle of the page (in reading order); none when no grid was found or the photo is unreadable
@@ -489,6 +513,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
                    help="read photos in N processes (default: one per core when there is a second or more of "
                         "work, judged from the files' sizes, else 1; the output order is kept)")
+    p.add_argument("--explain-reading", action="store_true",
+                   help="print the reading's named passes in order, each one's time (ms) and the cells it changed "
+                        "(on stderr with --json; AR_SUDOKU_DEBUG=1 prints them on stderr too)")
     p.add_argument("--max-pixels", type=pixel_count, default=MAX_PIXELS, metavar="N", help=MAX_PIXELS_HELP)
     p.set_defaults(func=run)
 

@@ -47,6 +47,16 @@ class Reading:
 
 
 @dataclass(frozen=True)
+class PassLog:
+    """What one named pass of a reading did: its time and the cells whose reading it changed (row by row)."""
+
+    name: str
+    ms: float
+    changed: tuple[int, ...] = ()
+    states: tuple[str, ...] = ()  # each changed cell as the pass left it: its kind, its digit, '?' when hidden
+
+
+@dataclass(frozen=True)
 class BoardResult:
     """One picture's outcome (its JSON is written in the shell: ``io.records.board_json``)."""
 
@@ -63,6 +73,7 @@ class BoardResult:
     unreadable: tuple[int, ...] = ()  # cells washed out (glare): not read, not taken as blank, no answer drawn
     box: tuple[int, int] = (3, 3)  # rows x columns of one box: the grid's side is their product (issue 24)
     symbols: str = "1-9"  # how the page prints its values: 1-9, or on 16x16 "1-9A-G", "0-F" or "1-16"
+    passes: tuple[PassLog, ...] = ()  # the reading's passes in order (``vision.passes``): time, cells changed
 
     @property
     def size(self) -> int:

@@ -15,7 +15,7 @@ import numpy as np
 
 from ar_sudoku.vision.cells import cut_cells, turn_cuts
 from ar_sudoku.vision.digits import DigitReader
-from ar_sudoku.vision.reading import quiet_digits, warp
+from ar_sudoku.vision.orient import quiet_digits, warp
 
 
 @dataclass(frozen=True)
