@@ -15,9 +15,9 @@ from ar_sudoku.cli import main
 from ar_sudoku.io.records import board_json, written_json
 from ar_sudoku.sudoku.rules import Reading
 from ar_sudoku.sudoku.written import NAMES, Written
+from ar_sudoku.vision.checking import written_part
 from ar_sudoku.vision.doubts import unseen
 from ar_sudoku.vision.kinds import CellKinds, KindReader, decide
-from ar_sudoku.vision.writing import written_part
 
 WRONG = 2  # r1c3: the solution has 4
 
@@ -93,7 +93,8 @@ def test_a_misreading_that_repeats_a_printed_digit_needs_both_readers_surer_toge
     the 7 wrong, but not together (``WRITING.against_printed``) when a 7 is printed in the cell's row, as in EASY's
     first
     row: a person seldom repeats a digit printed in plain view, and a 4 open at the top reads as 7."""
-    from ar_sudoku.vision.writing import WRITING, _printed_near, _sure_mistake
+    from ar_sudoku.vision.checking import _printed_near, _sure_mistake
+    from ar_sudoku.vision.writing import WRITING
 
     kinds, _ = _kinds(entry_p=0.95, digit_p=0.6)
     other = _entry_model(0.9, 0.02)

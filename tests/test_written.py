@@ -263,12 +263,12 @@ def test_an_unsure_entry_as_small_as_the_pages_pencil_marks_is_candidates(monkey
     entry stays an entry."""
     from dataclasses import replace
 
-    from ar_sudoku.vision import passes, reading, writing
+    from ar_sudoku.vision import checking, passes, reading, writing
     from ar_sudoku.vision.digits import DigitReader
 
     folder = need(SHARED / "handwritten-photos")
     seen: dict = {}
-    real = writing.written_part
+    real = checking.written_part
 
     def spy(givens, kinds, printed, solution=None, second=None, unreadable=()):
         seen.update(givens=givens, kinds=kinds, printed=printed, solution=solution, second=second)

@@ -103,16 +103,16 @@ def test_a_faint_red_entry_in_a_dark_rooms_noise_is_read_by_its_colour_and_the_s
     """image17 in the benchmark's darker room: the red 3 at r3c9 and 8 at r4c9 drowned in the sensor noise and the
     kind model half saw them (blank at 0.55 and 0.49), so the answer would have been drawn over the person's own
     digits. Their ink is the entries' (``kinds.in_entry_ink``) and the readers leave the solution's digits a fair
-    chance: they are entries of the solution's digit (``writing._unseen_pen``), never ones called a mistake.
+    chance: they are entries of the solution's digit (``checking._unseen_pen``), never ones called a mistake.
     (image200's red 6 at r8c1, this test's first case, is now read by its ink vote alone: the paper's colour
     beside a saturated pen is no longer taken from the pen, ``kinds.KINDS.ink_saturation``.)"""
-    from ar_sudoku.vision import writing
+    from ar_sudoku.vision import checking
 
     item, obj, _, _ = _read(robust, "image17", "dim_dark")
     for i in (2 * 9 + 8, 3 * 9 + 8):
         assert obj["cells"][i] == "e" and obj["entries"][i] == item.entries[i]
     assert _split_exactly(item, obj)
-    monkeypatch.setattr(writing, "_unseen_pen", lambda *args: [])
+    monkeypatch.setattr(checking, "_unseen_pen", lambda *args: [])
     _, before, _, _ = _read(robust, "image17", "dim_dark")
     assert before["cells"][2 * 9 + 8] == before["cells"][3 * 9 + 8] == "." and before["givens"] == item.givens
 

@@ -65,6 +65,7 @@ from ar_sudoku.ar.witness import PageWitness, Verdict
 from ar_sudoku.sudoku.rules import BoardResult, Reading
 from ar_sudoku.sudoku.vocabulary import Status
 from ar_sudoku.sudoku.written import Written
+from ar_sudoku.vision.checking import written_part
 from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.kinds import CellKinds, KindReader
 from ar_sudoku.vision.lattice import bend_of
@@ -74,7 +75,7 @@ from ar_sudoku.vision.passes import KIND_PASSES, CellRecord, Inputs, run
 from ar_sudoku.vision.quads import QUADS, working_gray
 from ar_sudoku.vision.reading import process_image
 from ar_sudoku.vision.turns import turn_to
-from ar_sudoku.vision.writing import EntryOpinion, written_part
+from ar_sudoku.vision.writing import EntryOpinion
 from ar_sudoku.vision.yuv import I420, as_bgr
 
 __all__ = ["ARSession", "FrameResult", "Located", "SessionConfig", "State"]

@@ -246,28 +246,51 @@ def entries_against(result: BoardResult, kinds: CellKinds, printed: Reading, ski
     if len(sure) < 2 * CORRECTIONS.against_entries:
         return result
 
+    tries = _suspects(result, kinds, printed, sure, skip, timeout)
+    fix = _one_fix(givens, tries, kinds, printed, sure, timeout) if tries else None
+    if fix is None:
+        return result
+    cells, other = fix
+    note = ", ".join(f"{NAMES[i]}: {givens[i]}->{other[i]}" for i in cells)
+    fixed = "".join(other[i] if i in cells else g for i, g in enumerate(givens))
+    return replace(result, status=Status.SOLVED, givens=fixed, solution=other,
+                   corrected=result.corrected + tuple(note.split(", ")),
+                   message="; ".join(filter(None, [result.message if result.status == Status.SOLVED else "",
+                                                   "corrected by your entries: " + note])))
+
+
+def _suspects(result: BoardResult, kinds: CellKinds, printed: Reading, sure: list[int], skip: Collection[int],
+              timeout: float) -> list[tuple[int, ...]] | None:
+    """The givens :func:`entries_against` leaves out in turn, in the order tried (one given, or two that between
+    them end every clash); None when the person's entries give no cause to doubt the givens."""
+    givens = result.givens or ""
+
     def order(cells: Iterable[int]) -> list[int]:  # the least sure given first, the user's own never
         return sorted(set(cells) - set(skip), key=lambda i: float(printed.confidence[i]))
 
-    tries: list[tuple[int, ...]]
     if result.status == Status.INVALID:  # givens clash: one or two of them are misread
         clashes = validate(parse_line(givens))
         suspects = order(i for c in clashes for i in (c.a, c.b))
-        tries = [(i,) for i in suspects] + [
+        return [(i,) for i in suspects] + [
             pair for pair in itertools.combinations(suspects, 2)
             if all(c.a in pair or c.b in pair for c in clashes)]
-    elif result.status == Status.SOLVED and result.message != SEVERAL and result.solution:
+    if result.status == Status.SOLVED and result.message != SEVERAL and result.solution:
         against = [i for i in sure if result.solution[i] != str(kinds.digits[i])]
         if len(against) < max(CORRECTIONS.against_entries, len(sure) // 10):
-            return result
-        tries = [(i,) for i in order(i for i, g in enumerate(givens) if not is_empty(g))]
-    elif result.status == Status.UNSOLVABLE and _no_solution(givens, timeout):
+            return None
+        return [(i,) for i in order(i for i, g in enumerate(givens) if not is_empty(g))]
+    if result.status == Status.UNSOLVABLE and _no_solution(givens, timeout):
         # givens with no solution: one is misread, the likeliest the one most sure entries clash with
         clash = _entry_clashes(givens, kinds, sure)
-        tries = [(i,) for i in sorted(order(i for i, g in enumerate(givens) if not is_empty(g)),
-                                      key=lambda i: -clash[i])]
-    else:
-        return result
+        return [(i,) for i in sorted(order(i for i, g in enumerate(givens) if not is_empty(g)),
+                                     key=lambda i: -clash[i])]
+    return None
+
+
+def _one_fix(givens: str, tries: list[tuple[int, ...]], kinds: CellKinds, printed: Reading, sure: list[int],
+             timeout: float) -> tuple[tuple[int, ...], str] | None:
+    """The one change of ``tries`` whose puzzle the sure entries settle and nearly all agree with, each changed
+    given a digit its readers see some of; None when none does, when two do, or when time runs out."""
     entries = [(i, str(kinds.digits[i])) for i in sure]
     deadline = time.perf_counter() + timeout
     fixes: list[tuple[tuple[int, ...], str]] = []
@@ -275,7 +298,7 @@ def entries_against(result: BoardResult, kinds: CellKinds, printed: Reading, ski
         if fixes and len(cells) > len(fixes[0][0]):  # a single given's change is taken before two
             break
         if time.perf_counter() > deadline:
-            return result
+            return None
         found = settle(blanked(givens, list(cells)), entries,
                        timeout=min(0.3, max(0.01, deadline - time.perf_counter())))
         if found is None:
@@ -290,16 +313,8 @@ def entries_against(result: BoardResult, kinds: CellKinds, printed: Reading, ski
             continue
         fixes.append((cells, other))
         if len(fixes) > 1:
-            return result
-    if not fixes:
-        return result
-    cells, other = fixes[0]
-    note = ", ".join(f"{NAMES[i]}: {givens[i]}->{other[i]}" for i in cells)
-    fixed = "".join(other[i] if i in cells else g for i, g in enumerate(givens))
-    return replace(result, status=Status.SOLVED, givens=fixed, solution=other,
-                   corrected=result.corrected + tuple(note.split(", ")),
-                   message="; ".join(filter(None, [result.message if result.status == Status.SOLVED else "",
-                                                   "corrected by your entries: " + note])))
+            return None
+    return fixes[0] if fixes else None
 
 
 def _no_solution(givens: str, timeout: float) -> bool:

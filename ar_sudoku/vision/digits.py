@@ -55,6 +55,9 @@ def load_onnx(path: Path, what: str, script: str, threads: int = 1) -> tuple[Any
     opts.intra_op_num_threads = threads
     opts.inter_op_num_threads = 1
     opts.log_severity_level = 3
+    # no memory arena: the arena keeps the largest batch of every size it was given, and a folder of photos (batches
+    # of every size) grew a process by tens of MB; plain allocations compute the same
+    opts.enable_cpu_mem_arena = False
     if threads > 1:
         # no spinning between calls: a spinning worker takes the core that the next step's OpenCV call
         # needs (written-on photos, --jobs 1, two threads: clearly slower with spinning than without)

@@ -241,7 +241,8 @@ def restore_unreadable(result: BoardResult, unreadable: tuple[int, ...], core: t
     must be ``DOUBTS.ink_odds`` times likelier by that ink than the readable cells' others (:func:`_clear`). Failing
     that, the solutions are weighed by that ink (:func:`_weighed`). Then a doubtful
     cell the kind model reads as the person's entry of the solution's digit is read as entries are
-    (``writing.written_part``) on a page written on, one whose ink a reader takes for the solution's digit is that given
+    (``checking.written_part``) on a page written on, one whose ink a reader takes for the solution's digit is that
+    given
     (on a page of print alone, so is one the kind model is ``KINDS.missed_print`` sure is not blank: that ink is
     print, however its faded digit looks), one both readers see as blank is blank (unless the ink weighed
     the solution: a given may hide there), and of the inked cells left, when they were all in doubt, those
@@ -262,56 +263,91 @@ def restore_unreadable(result: BoardResult, unreadable: tuple[int, ...], core: t
     support = np.maximum(np.maximum(printed.probs[:, 1:10], fused.probs[:, 1:10]), kinds.probs[:, 1:10])
     written = kinds.probs[:, 10:19]  # a handwritten entry's digit: it stays the person's, read as entries are
     either = np.maximum(support, written)
-    # surely inked, and taken for print: on a page of print alone it is, whatever its faded digit looks like
-    sure_print = (kinds.probs[:, 0] < 1.0 - KINDS.missed_print) & (kinds.kinds == GIVEN)
-    # weighed: the solution was picked by the doubtful cells' ink (then a cell read blank may still hide a
-    # given); needs: the inked cells, when they alone were in doubt (the puzzle is theirs: those it needs are givens)
-    unsolved, weighed, needs = result, False, []
-    matches = None  # the page's own print of each digit in the doubted cells, when asked
+    # weighed: the solution was picked by the doubtful cells' ink (then a cell read blank may still hide a given);
+    # needs: the inked cells, when they alone were in doubt (the puzzle is theirs: those it needs are givens)
+    unsolved, weighed, needs, matches = result, False, list[int](), None
     if result.message == SEVERAL:
-        inked = [i for i in cells
-                 if i not in faint and min(printed.probs[i, 0], fused.probs[i, 0], kinds.probs[i, 0]) < DOUBTS.inked]
-        if not inked:
+        picked = _picked_by_ink(result, cells, faint, kinds, printed, fused, either, unreadable, pen_page, square,
+                                timeout)
+        if picked is None:
             return result, unreadable
-        # the doubtful cells' likeliest digits with the sure ones: one solution, or the sure ones' solutions
-        # (when few) of which one alone fits every doubtful cell's ink
-        best = list(result.givens)
-        for i in inked:
-            d = int(either[i].argmax()) + 1
-            if either[i, d - 1] >= DOUBTS.restore:
-                best[i] = str(d)
-        found = all_solutions(parse_line("".join(best)), 1, timeout)
-        if not found:
-            found = all_solutions(parse_line(result.givens), DOUBTS.pick_among, timeout) or []
-        fit = [s for s in found if all(either[i, int(s[i]) - 1] >= DOUBTS.restore for i in inked)]
-        # the page's own print of each digit in the doubted cells: a third opinion on their faded ink
-        matches = (None if pen_page or square is None
-                   else print_matches(square, result.givens, unreadable, glare_cover(square)))
-        if len(fit) == 1 and not _clear(fit[0], result.givens, inked, either, timeout, matches):
-            fit = []
-        if len(fit) != 1 and not pen_page:  # (a person's sure entry may be a mistake: no solution is weighed on it)
-            # when the inked cells are all the glare hides, the puzzle is theirs alone: it solves one way
-            alone = set(unreadable) <= set(inked)
-            fit, weighed = _weighed(result.givens, inked, either, timeout, alone, matches), True
-            needs = inked if alone else []
-        if len(fit) != 1:
-            return result, unreadable
-        result = replace(result, solution=fit[0], message="")
+        result, weighed, needs, matches = picked
     assert result.solution is not None and result.givens is not None
-    givens = list(result.givens)
-    conf = None if result.confidence is None else result.confidence.copy()
-    restored = set()
     blank = {i: result.solution[i] for i in unreadable if result.givens[i] == "."}
     own = ({} if pen_page or square is None else seen_in(matches, blank) if matches is not None
            else print_seen(square, result.givens, blank, glare_cover(square), unreadable))
+    givens, conf, restored = _given_back(result, cells, kinds, printed, fused, support, either, faint, own, pen_page,
+                                         weighed)
+    if needs:
+        needed = _needed(givens, [i for i in needs if i not in restored], result.solution, timeout)
+        if needed is None:
+            return unsolved, unreadable
+        for i in needed:
+            givens[i] = result.solution[i]
+            restored.add(i)
+    left = tuple(i for i in unreadable if i not in restored)
+    return replace(result, givens="".join(givens), confidence=conf), left
+
+
+def _picked_by_ink(result: BoardResult, cells: list[int], faint: tuple[int, ...], kinds: CellKinds,
+                   printed: Reading, fused: Reading,
+                   either: np.ndarray, unreadable: tuple[int, ...], pen_page: bool, square: np.ndarray | None,
+                   timeout: float) -> tuple[BoardResult, bool, list[int], np.ndarray | None] | None:
+    """:func:`restore_unreadable`'s solution when the sure cells leave several: the one the doubtful cells' ink
+    picks; and whether the ink weighed it (a cell read blank may then hide a given), the inked cells the puzzle
+    needs when they alone were in doubt, and the page's own print's matches. None: no one solution is clear."""
+    inked = [i for i in cells
+             if i not in faint and min(printed.probs[i, 0], fused.probs[i, 0], kinds.probs[i, 0]) < DOUBTS.inked]
+    if not inked:
+        return None
+    # the doubtful cells' likeliest digits with the sure ones: one solution, or the sure ones' solutions
+    # (when few) of which one alone fits every doubtful cell's ink
+    assert result.givens is not None
+    best = list(result.givens)
+    for i in inked:
+        d = int(either[i].argmax()) + 1
+        if either[i, d - 1] >= DOUBTS.restore:
+            best[i] = str(d)
+    found = all_solutions(parse_line("".join(best)), 1, timeout)
+    if not found:
+        found = all_solutions(parse_line(result.givens), DOUBTS.pick_among, timeout) or []
+    fit = [s for s in found if all(either[i, int(s[i]) - 1] >= DOUBTS.restore for i in inked)]
+    # the page's own print of each digit in the doubted cells: a third opinion on their faded ink
+    matches = (None if pen_page or square is None
+               else print_matches(square, result.givens, unreadable, glare_cover(square)))
+    if len(fit) == 1 and not _clear(fit[0], result.givens, inked, either, timeout, matches):
+        fit = []
+    weighed, needs = False, list[int]()
+    if len(fit) != 1 and not pen_page:  # (a person's sure entry may be a mistake: no solution is weighed on it)
+        # when the inked cells are all the glare hides, the puzzle is theirs alone: it solves one way
+        alone = set(unreadable) <= set(inked)
+        fit, weighed = _weighed(result.givens, inked, either, timeout, alone, matches), True
+        needs = inked if alone else []
+    if len(fit) != 1:
+        return None
+    return replace(result, solution=fit[0], message=""), weighed, needs, matches
+
+
+def _given_back(result: BoardResult, cells: list[int], kinds: CellKinds, printed: Reading, fused: Reading,
+                support: np.ndarray, either: np.ndarray, faint: tuple[int, ...], own: dict[int, float],
+                pen_page: bool, weighed: bool) -> tuple[list[str], np.ndarray | None, set[int]]:
+    """:func:`restore_unreadable`'s doubtful ``cells`` given back from the solution where a reader, the faint
+    strokes or the page's own print (``own``) allow: the givens, their confidences and the cells restored."""
+    assert result.solution is not None and result.givens is not None
+    written = kinds.probs[:, 10:19]  # a handwritten entry's digit: it stays the person's, read as entries are
+    # surely inked, and taken for print: on a page of print alone it is, whatever its faded digit looks like
+    sure_print = (kinds.probs[:, 0] < 1.0 - KINDS.missed_print) & (kinds.kinds == GIVEN)
+    givens = list(result.givens)
+    conf = None if result.confidence is None else result.confidence.copy()
+    restored = set()
     for i in cells:
         d = int(result.solution[i])
         # sure print is the solution's digit unless a reader sees another digit there (the solution is doubted then)
         print_back = sure_print[i] and float(np.delete(either[i], d - 1).max()) < DOUBTS.restore
         if pen_page and written[i, d - 1] >= DOUBTS.restore and written[i].sum() > kinds.probs[i, 1:10].sum():
             restored.add(i)  # the person's entry of the solution's digit: read as entries are
-        elif support[i, d - 1] >= DOUBTS.restore or i in faint or (not pen_page and (written[i, d - 1] >= DOUBTS.restore
-                                                                                or print_back)):
+        elif support[i, d - 1] >= DOUBTS.restore or i in faint or (
+                not pen_page and (written[i, d - 1] >= DOUBTS.restore or print_back)):
             givens[i] = result.solution[i]
             restored.add(i)
             if conf is not None:
@@ -326,15 +362,7 @@ def restore_unreadable(result: BoardResult, unreadable: tuple[int, ...], core: t
             restored.add(i)
             if conf is not None:
                 conf[i] = match  # how well it matches the page's print: no model's odds
-    if needs:
-        needed = _needed(givens, [i for i in needs if i not in restored], result.solution, timeout)
-        if needed is None:
-            return unsolved, unreadable
-        for i in needed:
-            givens[i] = result.solution[i]
-            restored.add(i)
-    left = tuple(i for i in unreadable if i not in restored)
-    return replace(result, givens="".join(givens), confidence=conf), left
+    return givens, conf, restored
 
 
 def _clear(solution: str, givens: str, inked: list[int], either: np.ndarray, timeout: float,
@@ -502,6 +530,15 @@ def settle_unsure(result: BoardResult, printed: Reading, kinds: CellKinds, skip:
         return _torn(result, tuple(torn)), tuple(torn)
     if not found or len(found) == 1:  # too many to weigh, or the sure givens settle it (the reading's own solution)
         return result, ()
+    return _by_ink(result, printed, shape, cells, found, loose)
+
+
+def _by_ink(result: BoardResult, printed: Reading, shape: np.ndarray, cells: list[int], found: list[str],
+            loose: tuple[int, ...]) -> tuple[BoardResult, tuple[int, ...]]:
+    """:func:`settle_unsure`'s sure givens' solutions ``found`` weighed by the unsure ``cells``' ink (``shape``:
+    the kind model's odds of each digit, print or pen): the likeliest by ``DOUBTS.ink_odds``, else the cells the
+    contenders disagree on named."""
+    assert result.givens is not None
     shape = shape / np.maximum(shape.sum(axis=1, keepdims=True), 1e-9)
     digit = printed.probs[:, 1:10] / np.maximum(printed.probs[:, 1:10].sum(axis=1, keepdims=True), 1e-9)
     ink = np.log(digit + DOUBTS.ink_floor) + np.log(shape + DOUBTS.ink_floor)  # (81, 9)

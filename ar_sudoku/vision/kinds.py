@@ -490,7 +490,7 @@ def in_entry_ink(probs: np.ndarray, inks: np.ndarray, sure: float = 0.9) -> np.n
 
     Looser than :func:`page_inks`: a dim room's noise spreads both inks, and a page of a red pen plainly two
     inks to a person was one to the votes (a red pen in a dark room: the inks three spreads apart, not four). It
-    only tells a cell read blank after solving whether it holds the person's ink (:func:`writing.written_part`),
+    only tells a cell read blank after solving whether it holds the person's ink (:func:`checking.written_part`),
     never moves a cell's kind on its own.
     """
     two = _two_inks(probs, inks, sure, spreads=NOISY_SPREADS)

@@ -164,8 +164,15 @@ def prefers(matches: np.ndarray, cells: Iterable[int], one: str, other: str) -> 
     return said
 
 
+def smoothed_strokes(square: np.ndarray) -> np.ndarray:
+    """The grid's strokes as :func:`print_likeness` and :func:`twin_likeness` match them: smoothed, the paper's
+    light taken away (computed once for several calls on one grid)."""
+    return _strokes(cv2.GaussianBlur(square.astype(np.float32), (0, 0), OWN_PRINT.shape_smooth))
+
+
 def print_likeness(square: np.ndarray, digits: np.ndarray, printed: Iterable[int], cells: Iterable[int],
-                   place: int | None = None) -> np.ndarray:
+                   place: int | None = None, own_digit: bool = False,
+                   strokes: np.ndarray | None = None) -> np.ndarray:
     """(81, 9): how well each of ``cells`` shows the page's print of each digit (normalised correlation within
     ``OWN_PRINT.slack``); NaN for the cells not asked and the digits without a template.
 
@@ -175,9 +182,12 @@ def print_likeness(square: np.ndarray, digits: np.ndarray, printed: Iterable[int
     With ``place`` (px), the print is asked where it stands in its cell: the best match within ``place`` px
     of it, and none (0) when the cell shows the print better further off (a blurred 8's template fits a hand's
     8 standing a few pixels off nearly as well). Contrast is not asked: a pen may be darker or lighter than the
-    print; its shape is another font's.
+    print; its shape is another font's. With ``own_digit`` each cell is matched with its own digit's template
+    alone (the column ``digits[i] - 1``; the others stay NaN): what a caller that asks no other digit needs.
+    ``strokes``: :func:`smoothed_strokes` of ``square``, when the caller has them.
     """
-    strokes = _strokes(cv2.GaussianBlur(square.astype(np.float32), (0, 0), OWN_PRINT.shape_smooth))
+    if strokes is None:
+        strokes = smoothed_strokes(square)
     sources: dict[int, list[int]] = {}
     for j in printed:
         sources.setdefault(int(digits[j]), []).append(int(j))
@@ -187,6 +197,8 @@ def print_likeness(square: np.ndarray, digits: np.ndarray, printed: Iterable[int
     for i in map(int, cells):
         window = _around(strokes, i, OWN_PRINT.half + OWN_PRINT.slack)
         for d, js in sources.items():
+            if own_digit and d - 1 != (int(digits[i]) - 1) % 9:
+                continue
             own = i in js
             n = len(js) - own
             if n >= OWN_PRINT.sources:
@@ -201,7 +213,8 @@ def print_likeness(square: np.ndarray, digits: np.ndarray, printed: Iterable[int
     return out
 
 
-def twin_likeness(square: np.ndarray, digits: np.ndarray, cells: Iterable[int]) -> dict[int, float]:
+def twin_likeness(square: np.ndarray, digits: np.ndarray, cells: Iterable[int],
+                  strokes: np.ndarray | None = None) -> dict[int, float]:
     """Each of ``cells``' best likeness to another of ``cells`` read as the same digit (normalised correlation of
     their strokes within ``OWN_PRINT.slack``, smoothed as :func:`print_likeness` smooths them); a cell with no such
     other is
@@ -209,10 +222,14 @@ def twin_likeness(square: np.ndarray, digits: np.ndarray, cells: Iterable[int]) 
 
     One typeface prints every 7 of a page alike, pixel for pixel but for the camera; a hand never writes two
     7s so alike. Print taken for handwriting, a whole digit of the page at once, has no sure print of its digit
-    to be matched with (:func:`print_likeness`), but its cells match each other.
+    to be matched with (:func:`print_likeness`), but its cells match each other. ``strokes``: as
+    :func:`print_likeness` takes them.
     """
-    strokes = _strokes(cv2.GaussianBlur(square.astype(np.float32), (0, 0), OWN_PRINT.shape_smooth))
     asked = [int(i) for i in cells]
+    if len({int(digits[i]) for i in asked}) == len(asked):  # no two of one digit: no twins, nothing to smooth
+        return {}
+    if strokes is None:
+        strokes = smoothed_strokes(square)
     out: dict[int, float] = {}
     for a in asked:
         window = _around(strokes, a, OWN_PRINT.half + OWN_PRINT.slack)

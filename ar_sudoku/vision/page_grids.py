@@ -213,19 +213,9 @@ def find_page_grids(image: np.ndarray, min_score: float = 0.25, min_area: float 
     small, largest = pictures
     outer = first.corners * scale
     first_area = _area(outer)
-    inner: list[GridQuad] = []
     # the outlines every step below looks at, their quads made once
     shapes = _outlines(small, min(PAGE_GRIDS.inner_share[0], PAGE_GRIDS.other_share) * first_area, True, largest)
-    for contour, quad in _at_least(shapes, PAGE_GRIDS.inner_share[0] * first_area):
-        if _area(quad) > PAGE_GRIDS.inner_share[1] * first_area or not _contains(outer, quad.mean(axis=0)):
-            continue
-        if any(_overlaps(quad / scale, g.corners) for g in inner):
-            continue
-        if structure_score(small, refine_corners(contour, quad)) < QUADS.clear_score:
-            continue
-        found = _search_around(gray, quad / scale, min_score)
-        if found is not None and not any(_overlaps(found.corners, g.corners) for g in inner):
-            inner.append(found)
+    inner = _inner_grids(gray, small, scale, outer, shapes, min_score)
     grids = inner if len(inner) >= 2 else [_unframed(first, gray, small, scale, shapes, min_score)]
     unlike: list[np.ndarray] = []
     size = max(_area(g.corners) for g in grids) * scale * scale
@@ -239,24 +229,8 @@ def find_page_grids(image: np.ndarray, min_score: float = 0.25, min_area: float 
         outline = quad / scale
         if any(_overlaps(outline, g.corners) for g in grids):
             continue
-        looks = structure_score(small, refine_corners(contour, quad))
-        low, high = PAGE_GRIDS.like_size
-        if looks < PAGE_GRIDS.other_gate and not low * size <= _area(quad) <= high * size:
-            continue
-        passes = ALL if looks >= PAGE_GRIDS.full_gate else FLAT
-        found = _search_around(gray, outline, min_score, passes)
-        if found is None and _aspect(outline) <= PAGE_GRIDS.narrow:
-            found = _part_of_grid(gray, outline, min_score, passes)
-        if found is None:
-            unlike.append(outline)
-        if found is not None and (found.bent or found.score < PAGE_GRIDS.framed_score):
-            found = _clearer_inside(gray, GridQuad(outline, looks), found, min_score)
-        if found is not None and _cut_by_frame(found.corners, gray.shape):
-            # a pasted photo's edge cut by the page's: the grid it frames may be whole
-            found = _inside_frame(gray, found, min_score)
-        if found is None or _cut_by_frame(found.corners, gray.shape):
-            continue
-        if not any(_overlaps(found.corners, g.corners) for g in grids):
+        found = _other_puzzle(gray, small, contour, quad, outline, size, min_score, unlike)
+        if found is not None and not any(_overlaps(found.corners, g.corners) for g in grids):
             grids.append(found)
     if len(grids) < most and max(gray.shape[:2]) > PAGE_GRIDS.wide * min(gray.shape[:2]):
         grids += _in_strips(gray, grids, min_score, most - len(grids))
@@ -265,6 +239,49 @@ def find_page_grids(image: np.ndarray, min_score: float = 0.25, min_area: float 
         grids[0] = _refound(gray, grids[0], scale, shapes, min_score)
     grids = reading_order([_squared(gray, g, min_score) for g in grids])
     return PageGrids(grids, [u for u in unlike if not any(_overlaps(u, g.corners) for g in grids)])
+
+
+def _inner_grids(gray: np.ndarray, small: np.ndarray, scale: float, outer: np.ndarray,
+                 shapes: list[tuple[np.ndarray, np.ndarray]], min_score: float) -> list[GridQuad]:
+    """The clear grids inside the first one found (``outer``, at the working size): when two or more, it was the
+    page around them."""
+    first_area = _area(outer)
+    inner: list[GridQuad] = []
+    for contour, quad in _at_least(shapes, PAGE_GRIDS.inner_share[0] * first_area):
+        if _area(quad) > PAGE_GRIDS.inner_share[1] * first_area or not _contains(outer, quad.mean(axis=0)):
+            continue
+        if any(_overlaps(quad / scale, g.corners) for g in inner):
+            continue
+        if structure_score(small, refine_corners(contour, quad)) < QUADS.clear_score:
+            continue
+        found = _search_around(gray, quad / scale, min_score)
+        if found is not None and not any(_overlaps(found.corners, g.corners) for g in inner):
+            inner.append(found)
+    return inner
+
+
+def _other_puzzle(gray: np.ndarray, small: np.ndarray, contour: np.ndarray, quad: np.ndarray, outline: np.ndarray,
+                  size: float, min_score: float, unlike: list[np.ndarray]) -> GridQuad | None:
+    """The grid another outline of the page holds (``quad`` at the working size, ``outline`` at full size), whole
+    and in view; None when it holds none. An outline searched that held no grid is added to ``unlike``."""
+    looks = structure_score(small, refine_corners(contour, quad))
+    low, high = PAGE_GRIDS.like_size
+    if looks < PAGE_GRIDS.other_gate and not low * size <= _area(quad) <= high * size:
+        return None
+    passes = ALL if looks >= PAGE_GRIDS.full_gate else FLAT
+    found = _search_around(gray, outline, min_score, passes)
+    if found is None and _aspect(outline) <= PAGE_GRIDS.narrow:
+        found = _part_of_grid(gray, outline, min_score, passes)
+    if found is None:
+        unlike.append(outline)
+    if found is not None and (found.bent or found.score < PAGE_GRIDS.framed_score):
+        found = _clearer_inside(gray, GridQuad(outline, looks), found, min_score)
+    if found is not None and _cut_by_frame(found.corners, gray.shape):
+        # a pasted photo's edge cut by the page's: the grid it frames may be whole
+        found = _inside_frame(gray, found, min_score)
+    if found is None or _cut_by_frame(found.corners, gray.shape):
+        return None
+    return found
 
 
 def _aspect(corners: np.ndarray) -> float:

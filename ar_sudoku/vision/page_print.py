@@ -23,7 +23,7 @@ from typing import Protocol
 import numpy as np
 
 from ar_sudoku.vision.kinds import ENTRY, GIVEN, CellKinds, apply_votes, decide, nearer_entry_ink
-from ar_sudoku.vision.own_print import print_likeness, twin_likeness
+from ar_sudoku.vision.own_print import print_likeness, smoothed_strokes, twin_likeness
 
 
 class Heights(Protocol):
@@ -77,9 +77,10 @@ def print_alike(kinds: CellKinds, square: np.ndarray, second: Heights, inks: np.
     printed = np.flatnonzero((kinds.kinds == GIVEN) & (kinds.probs[:, 1:10].sum(axis=1) >= look.sure))
     if not entries:
         return kinds
-    made = _twins(kinds, square, printed, entries, second, look)
+    strokes = smoothed_strokes(square)  # what both judges match, computed once
+    made = _twins(kinds, square, printed, entries, second, look, strokes)
     if len(printed) >= look.least_print:
-        made |= _like_print(kinds, square, printed, entries, look)
+        made |= _like_print(kinds, square, printed, entries, look, strokes)
     elif len(made) < look.least_print:  # too little sure print to say the page's look: its twins must say it
         return kinds
     if not made:
@@ -92,11 +93,13 @@ def print_alike(kinds: CellKinds, square: np.ndarray, second: Heights, inks: np.
 
 
 def _like_print(kinds: CellKinds, square: np.ndarray, printed: np.ndarray, entries: list[int],
-                look: PrintLook) -> set[int]:
+                look: PrintLook, strokes: np.ndarray) -> set[int]:
     """The ``entries`` that match the page's sure print of their digit as closely as only print does."""
-    cells = np.concatenate([printed, entries]).astype(np.int64)
-    likeness = print_likeness(square, kinds.digits, printed, cells)
-    likeness[entries] = print_likeness(square, kinds.digits, printed, entries, look.place)[entries]
+    # only each cell's own digit is asked (its template alone): the printed cells' to say how alike the page's
+    # print is, the entries' where the print stands
+    likeness = print_likeness(square, kinds.digits, printed, printed, own_digit=True, strokes=strokes)
+    likeness[entries] = print_likeness(square, kinds.digits, printed, entries, look.place, own_digit=True,
+                                       strokes=strokes)[entries]
     own = np.full(9, np.nan, np.float32)  # each digit's print against its others (left out of its template)
     for d in range(9):
         mine = likeness[printed[kinds.digits[printed] == d + 1], d]
@@ -113,10 +116,10 @@ def _like_print(kinds: CellKinds, square: np.ndarray, printed: np.ndarray, entri
     return out
 
 def _twins(kinds: CellKinds, square: np.ndarray, printed: np.ndarray, entries: list[int], second: Heights,
-           look: PrintLook) -> set[int]:
+           look: PrintLook, strokes: np.ndarray) -> set[int]:
     """The ``entries`` with a twin (:func:`own_print.twin_likeness` at ``look.twin``), both of the print's height."""
     shaped = [i for i in entries if int(kinds.digits[i]) not in look.strokes]
-    alike = {i: v for i, v in twin_likeness(square, kinds.digits, shaped).items() if v >= look.twin}
+    alike = {i: v for i, v in twin_likeness(square, kinds.digits, shaped, strokes).items() if v >= look.twin}
     if not alike:
         return set()
     surest = [int(i) for i in sorted(printed, key=lambda i: -float(kinds.probs[i, 1:10].sum()))[:look.least_print]]

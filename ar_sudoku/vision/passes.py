@@ -26,6 +26,7 @@ import numpy as np
 from ar_sudoku.sudoku.rules import FEWEST_GIVENS, SEVERAL, BoardResult, PassLog, Reading, check_reading, faint_givens
 from ar_sudoku.sudoku.vocabulary import Status, is_empty
 from ar_sudoku.sudoku.written import Written
+from ar_sudoku.vision.checking import written_part
 from ar_sudoku.vision.corrections import (
     both_models,
     disowned,
@@ -53,7 +54,7 @@ from ar_sudoku.vision.kinds import KIND_CHARS, CellKinds, GridViews, KindReader,
 from ar_sudoku.vision.lattice import rotate
 from ar_sudoku.vision.orient import confirm_turn, read_oriented
 from ar_sudoku.vision.quads import GridQuad
-from ar_sudoku.vision.writing import EntryOpinion, read_kinds, written_part
+from ar_sudoku.vision.writing import EntryOpinion, read_kinds
 
 
 @dataclass(frozen=True)
@@ -364,7 +365,7 @@ def no_puzzle(r: CellRecord) -> CellRecord:
 
 
 def entries(r: CellRecord) -> CellRecord:
-    """The person's entries and pencil marks, checked against the one solution (``writing.written_part``)."""
+    """The person's entries and pencil marks, checked against the one solution (``checking.written_part``)."""
     result = r.result
     if r.cell_kinds is None or result is None or not result.givens:
         return r
