@@ -8,16 +8,20 @@ photo's pixels under the ink only, in the grid's bounding box.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import cv2
 import numpy as np
 
 from ar_sudoku.ar.overlay import ANSWER, Canvas
-from ar_sudoku.ar.session import FrameResult
 from ar_sudoku.sudoku.rules import BoardResult
 from ar_sudoku.sudoku.vocabulary import is_empty
 from ar_sudoku.vision.render import put_centered
 from ar_sudoku.vision.sizes import styled
 from ar_sudoku.vision.yuv import I420, yuv_of
+
+if TYPE_CHECKING:
+    from ar_sudoku.ar.session import FrameResult
 
 CELL = 64  # px a cell where the answers are drawn flat
 
