@@ -95,6 +95,7 @@ class BoardLocator:
     def __init__(self, work_side: int = 1280, redetect_every: int = 10, near_only: bool = False):
         self.work_side = work_side
         self.near_only = near_only  # detect only around the board (one puzzle of a page), never anywhere
+        self.detects = True  # False: followed by the flow alone (a grid of another side: the detector finds 9x9)
         # this frame's motion (working-size homography) found by another board's tracker on the same page: the
         # board follows it instead of computing its own flow (``ar.page``); used once, then None
         self.follow: np.ndarray | None = None
@@ -179,6 +180,8 @@ class BoardLocator:
         its size about it); ``precise``, its corners where its lines cross (``find_grid``), not the outline's:
         an outline's corner can sit a quarter cell off the grid (a fold, a border missing at a corner);
         ``agreeing``, only where that fit agrees with the outline but for one corner."""
+        if not self.detects:
+            return None
         if not self.near_only:
             return find_grid(self.small, allow_cut=False, precise=precise, agreeing=agreeing)
         if near is None:

@@ -42,6 +42,10 @@ inked cells still match the givens (a swapped puzzle or a hand over the page
 stops the drawing at once), and the periodic full re-read that confirms a
 different puzzle. A solution is never drawn on a puzzle it does not belong to.
 
+Every size goes through this table: a grid of another side (4x4, 6x6, 16x16) is the same session with a
+:class:`~ar_sudoku.ar.sized_board.SizedBoard`, which reads it whole (solved as read: two reads alike lock it,
+no votes, no worker) and checks its ink on every frame; its answers are drawn in the page's own symbols.
+
 Stills (a photo, a folder of photos) are each their own scene:
 ``step(frame, still=True)`` reads and solves at once, with no tracking or votes.
 """
@@ -60,6 +64,8 @@ from ar_sudoku.ar.locator import BoardLocator, Located
 from ar_sudoku.ar.machine import TABLE, Action, Event, State
 from ar_sudoku.ar.marks import Marks, Mode, plan_marks
 from ar_sudoku.ar.overlay import OverlayRenderer
+from ar_sudoku.ar.sized import draw_answers
+from ar_sudoku.ar.sized_board import SizedBoard
 from ar_sudoku.ar.solve_worker import SolveHandle, SolveWorker
 from ar_sudoku.ar.witness import PageWitness, Verdict
 from ar_sudoku.sudoku.rules import BoardResult, Reading
@@ -80,6 +86,7 @@ from ar_sudoku.vision.yuv import I420, as_bgr
 
 __all__ = ["ARSession", "FrameResult", "Located", "SessionConfig", "State"]
 
+SIZED_MODES = "checks and hints are for 9x9 puzzles: a grid of another size shows its answers only"
 UNLIKE_GONE = 3  # frames in a row the solved page's look is not where its board is tracked: the board is gone
 NEIGHBOURS = tuple((dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1))  # where it is, and a cell off any way
 SEEN_LEAST = 9  # cells of a page partly out of view that must be in the picture to judge its ink (a row's worth)
@@ -104,7 +111,7 @@ class FrameResult:
     puzzle: int | None = None  # the puzzle's track on a page (``ar.page``), stable while it stays in view
     puzzles: tuple[FrameResult, ...] = ()  # a page's frame: every puzzle in view, in reading order; this
     # result's own fields are the first one's (or nothing found), so a reader of one puzzle keeps working
-    box: tuple[int, int] = (3, 3)  # a 4x4, 6x6 or 16x16 grid's boxes (``ar.sized_live``): givens and solution
+    box: tuple[int, int] = (3, 3)  # a 4x4, 6x6 or 16x16 grid's boxes (``ar.sized_board``): givens and solution
     symbols: str = "1-9"  # are n*n of the solver's symbols; the page prints its values in this style
 
     @property
@@ -160,8 +167,10 @@ class ARSession:
 
     def __init__(self, reader: DigitReader, worker: SolveWorker | None = None,
                  config: SessionConfig | None = None, overlay: OverlayRenderer | None = None,
-                 mode: Mode = "answer", kinds: KindReader | None = None, lane: object = None):
+                 mode: Mode = "answer", kinds: KindReader | None = None, lane: object = None,
+                 sized: SizedBoard | None = None):
         self.reader = reader
+        self.sized = sized  # a grid of another side (4x4, 6x6, 16x16): read whole, checked by its ink (``sized_board``)
         self.lane = lane  # this board's lane on a shared worker (a page's puzzles share one)
         self.kinds = kinds  # tells printed givens from what the person writes; None: print only
         self.mode: Mode = mode
@@ -170,6 +179,7 @@ class ARSession:
         self.cfg = config or SessionConfig()
         self.overlay = overlay or OverlayRenderer()
         self.locator = BoardLocator(self.cfg.work_side, self.cfg.redetect_every)
+        self.locator.detects = sized is None  # the detector finds 9x9 grids: a grid of another side is followed
         self.ledger = EntryLedger()
         self.board = BoardReading()
         self.cells: CellsSeen | None = None
@@ -185,12 +195,13 @@ class ARSession:
         self._given_cells: tuple[str | None, np.ndarray] = (None, np.zeros(81, bool))  # givens, their inked cells
         self._marks: Marks | None = None
         # what each state does on a steady frame with the board in view
+        vote, recheck = (self._vote, self._recheck) if sized is None else (self._vote_sized, self._recheck_sized)
         self._on_steady: dict[State, Callable[[np.ndarray], np.ndarray]] = {
-            State.READING: self._vote,
-            State.SOLVING: self._vote,
-            State.UNSOLVABLE: self._vote,
-            State.SOLVED: self._recheck,
-            State.SUSPECT: self._recheck,
+            State.READING: vote,
+            State.SOLVING: vote,
+            State.UNSOLVABLE: vote,
+            State.SOLVED: recheck,
+            State.SUSPECT: recheck,
         }
 
     # ------------------------------------------------------------------ the state machine
@@ -251,6 +262,8 @@ class ARSession:
         result, givens = self.board.result, self.board.givens
         if self.state is not State.SOLVED or result is None or not result.solution or not givens:
             return None
+        if self.sized is not None:  # its answers are drawn in the page's own symbols (``sized.draw_answers``)
+            return None if self.mode == "answer" else Marks(text=SIZED_MODES)
         key = (self.mode, result.givens or givens, result.solution, self.entries(), None,
                self.ledger.doubts, self.ledger.unreadable)
         if key != self._marks_key:
@@ -385,6 +398,50 @@ class ARSession:
             self._fire(Event.AGREES)
         return corners
 
+    def _read_sized(self, corners: np.ndarray) -> tuple[np.ndarray, BoardResult]:
+        """A grid of another side read whole at ``corners`` (full-size pixels), on the working grey; the corners
+        come back in the puzzle's own order (a grid held upside down is read the right way up)."""
+        assert self.sized is not None
+        k = self.locator.scale
+        result = self.sized.read(self.locator.small, corners * k)
+        turned = np.asarray(result.corners, np.float32) / k if result.corners is not None else corners
+        roll = _roll_of(turned, corners)
+        if roll:
+            corners = self.locator.turn(corners, roll)
+        return corners, replace(result, corners=corners)
+
+    def _vote_sized(self, corners: np.ndarray) -> np.ndarray:
+        """READING, SOLVING, UNSOLVABLE for a grid of another side: read whole; two reads alike that solve lock it
+        (the reading is its answer: no worker)."""
+        assert self.sized is not None
+        corners, result = self._read_sized(corners)
+        self.board.since_read = 0
+        self.board.oriented = True
+        if self.sized.locks(result):
+            self._settle(result)
+        return corners
+
+    def _recheck_sized(self, corners: np.ndarray) -> np.ndarray:
+        """SOLVED, SUSPECT for a grid of another side: read again now and then; another puzzle (more than a cell
+        or two apart) is read afresh."""
+        assert self.sized is not None and self.board.givens is not None
+        self.board.since_read += 1
+        swapped = not self.sized.agrees(self.locator.small, corners * self.locator.scale, self.board.givens)
+        if self.board.since_read < self._recheck_every() and not swapped:
+            return corners
+        corners, again = self._read_sized(corners)  # on the frame its ink changed: another puzzle is read at once
+        self.board.since_read = 0
+        if self.sized.differs(again.givens, self.board.givens):
+            self._fire(Event.DIFFERS_MUCH)
+            self.sized.locks(again)  # the first of the new puzzle's two reads alike
+        else:
+            self._fire(Event.AGREES)
+        return corners
+
+    def _recheck_every(self) -> int:
+        """Frames between re-reads of a solved board (a grid of another side, read whole, less often)."""
+        return self.cfg.recheck_every if self.sized is None else max(self.cfg.recheck_every, self.sized.cfg.recheck)
+
     def _take_entries(self) -> None:
         """What the person has written, from this reading: an entry counts once two readings agree.
 
@@ -419,6 +476,11 @@ class ARSession:
         """Every frame, cheaply: do the inked cells still match the givens? A different puzzle
         (or a hand over this one) fails at once, and a full re-read is due on the next frame."""
         assert self.board.givens is not None
+        if self.sized is not None:
+            if self.sized.agrees(self.locator.small, corners * self.locator.scale, self.board.givens):
+                return True
+            self.board.since_read = self._recheck_every()  # another puzzle in its place, or a hand: read it now
+            return False
         if self._given_cells[0] != self.board.givens:
             cells = np.array([ch != "." for ch in self.board.givens])
             cells.flags.writeable = False
@@ -563,7 +625,7 @@ class ARSession:
         if verdict is Verdict.OTHER:
             self.unlike = True
         if verdict is not Verdict.SAME:  # the print decides, on the next steady frame: this page, turned, or not
-            self.board.since_read = max(self.board.since_read, self.cfg.recheck_every)
+            self.board.since_read = max(self.board.since_read, self._recheck_every())
         return loc
 
     def _looks_solved(self) -> bool:
@@ -617,28 +679,36 @@ class ARSession:
     def _result(self, corners: np.ndarray | None, t0: float, timings: dict[str, float],
                 check_pattern: bool = True) -> FrameResult:
         board = self.board
-        solution = None
-        if (corners is not None and self.state is State.SOLVED and board.result is not None
-                and board.givens is not None and not self.unlike
-                and (not check_pattern or self._same_pattern(corners))):
-            solution = board.result.solution
-        message = board.result.message if board.result is not None else ""
-        marks = self.marks() if solution is not None else None
+        shown = (corners is not None and self.state is State.SOLVED and board.result is not None
+                 and board.givens is not None and not self.unlike
+                 and (not check_pattern or self._same_pattern(corners)))
+        result = board.result
+        solution = result.solution if shown and result is not None else None
+        if self.sized is not None and self.mode != "answer":
+            solution = None  # a grid of another side shows its answers only; its marks say why
+        message = result.message if result is not None else ""
+        marks = self.marks() if shown else None
         t_ms = (time.perf_counter() - t0) * 1e3
         in_view = corners is not None
         written = None
         if self.kinds is not None and in_view and board.givens:
             written = self.ledger.on_paper(board.givens)
         # the status says what is shown: a solved board whose answer is held back on this frame is in doubt
-        status = State.SUSPECT if self.state is State.SOLVED and solution is None else self.state
+        status = State.SUSPECT if self.state is State.SOLVED and not shown else self.state
+        box, symbols = (3, 3), "1-9"
+        if self.sized is not None:  # as read (a grid read turned has its boxes turned), else as found
+            box, symbols = (result.box, result.symbols) if result is not None else (self.sized.grid.box, symbols)
         return FrameResult(frame=self.frame_index, status=status, corners=corners,
                            givens=board.givens if in_view else None, solution=solution, t_ms=t_ms,
                            timings=timings, message=message, marks=marks,
-                           lattice=self.locator.lattice if in_view else None, written=written)
+                           lattice=self.locator.lattice if in_view else None, written=written, box=box,
+                           symbols=symbols)
 
     def draw(self, frame: np.ndarray, result: FrameResult) -> np.ndarray:
         """The overlay for ``result`` on ``frame`` (in place)."""
-        if result.marks is not None and result.corners is not None:
+        if result.size != 9:
+            draw_answers(frame, result)
+        elif result.marks is not None and result.corners is not None:
             self.overlay.draw_marks(frame, result.corners, result.marks, lattice=result.lattice)
         return frame
 
@@ -651,3 +721,8 @@ class ARSession:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _roll_of(turned: np.ndarray, corners: np.ndarray) -> int:
+    """The roll ``k`` with ``np.roll(corners, -k)`` nearest ``turned`` (the same quad, its first corner moved)."""
+    return min(range(4), key=lambda k: float(np.abs(np.roll(corners, -k, axis=0) - turned).max()))
