@@ -132,8 +132,8 @@ def test_the_web_app_and_the_command_line_share_their_json_through_io():
 def test_the_core_hands_back_dataclasses_and_leaves_their_json_to_the_shell():
     from ar_sudoku.ar.photo import PhotoAnalysis
     from ar_sudoku.ar.session import FrameResult
-    from ar_sudoku.sudoku.logic import Explanation, Step
     from ar_sudoku.sudoku.rules import BoardResult
+    from ar_sudoku.sudoku.steps import Explanation, Step
     from ar_sudoku.sudoku.written import Written
 
     core = (BoardResult, PhotoAnalysis, FrameResult, Step, Explanation, Written)

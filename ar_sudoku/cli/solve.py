@@ -17,7 +17,7 @@ from ar_sudoku.cli.common import (
     positive_seconds,
     write_image,
 )
-from ar_sudoku.sudoku.logic import NoSolutionError, explain
+from ar_sudoku.sudoku.logic import explain
 from ar_sudoku.sudoku.solver import (
     SYMBOLS,
     ZERO_F,
@@ -31,6 +31,7 @@ from ar_sudoku.sudoku.solver import (
     parse_puzzles_lenient,
     solve,
 )
+from ar_sudoku.sudoku.steps import NoSolutionError
 from ar_sudoku.sudoku.vocabulary import Status
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ar_sudoku.sudoku.logic import Explanation, Step, cell_names
 from ar_sudoku.sudoku.solver import box_label
+from ar_sudoku.sudoku.steps import Explanation, Step, cell_names
 from ar_sudoku.sudoku.written import NAMES, Written
 
 if TYPE_CHECKING:  # the text commands (solve, hint) write JSON too, without loading the vision stack

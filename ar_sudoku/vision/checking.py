@@ -11,8 +11,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from ar_sudoku.sudoku.logic import PEER_LIST
 from ar_sudoku.sudoku.rules import Reading
+from ar_sudoku.sudoku.steps import PEER_LIST
 from ar_sudoku.sudoku.vocabulary import is_empty
 from ar_sudoku.sudoku.written import Written, from_kinds
 from ar_sudoku.vision.kinds import (

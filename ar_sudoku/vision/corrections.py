@@ -15,7 +15,6 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ar_sudoku.sudoku.logic import PEERS
 from ar_sudoku.sudoku.rules import (
     SEVERAL,
     BoardResult,
@@ -23,6 +22,7 @@ from ar_sudoku.sudoku.rules import (
     solution_givens,
 )
 from ar_sudoku.sudoku.solver import count_solutions, parse_line, validate
+from ar_sudoku.sudoku.steps import PEERS
 from ar_sudoku.sudoku.vocabulary import Status, is_empty
 from ar_sudoku.sudoku.written import NAMES, settle
 from ar_sudoku.vision.doubts import (
