@@ -161,26 +161,7 @@ def check_reading(reading: Reading, timeout: float = 1.0, max_tries: int = 40,
     # into another digit alone also makes the puzzle unique, but another puzzle (a glare's faded 5 left out,
     # a 4 above it "corrected" to 5: every digit drawn wrong)
     several = status == Status.SOLVED
-    alts = []
-    for i in range(81):
-        if i in fixed:
-            continue
-        p = reading.probs[i]
-        d = int(digits[i])
-        for alt in np.argsort(-p)[:5]:
-            alt = int(alt)
-            if alt != d and p[alt] > 0.02:
-                alts.append((_cost(p, d, alt), i, alt))
-    alts.sort()
-    alts = alts[:12]
-    if status == Status.INVALID:  # one of the clashing givens is misread, however sure the reader was of it
-        clashing = {c for conflict in validate(parse_line(givens)) for c in (conflict.a, conflict.b)} - fixed
-        have = {(i, alt) for _, i, alt in alts}
-        for i in sorted(clashing):
-            p = reading.probs[i]
-            d = int(digits[i])
-            alts += [(_cost(p, d, alt), i, alt) for alt in range(10)
-                     if alt != d and p[alt] > CLASH_ODDS and (i, alt) not in have]
+    alts = _alternatives(reading, digits, fixed, givens if status == Status.INVALID else None)
     tries = 0
     deadline = time.perf_counter() + max(0.2, timeout)
     combos = sorted((c for size in (1, 2) for c in itertools.combinations(alts, size)),
@@ -211,3 +192,31 @@ def check_reading(reading: Reading, timeout: float = 1.0, max_tries: int = 40,
         return BoardResult(Status.SOLVED, givens=givens, confidence=reading.confidence, solution=solution,
                            message=SEVERAL)
     return BoardResult(status, givens=givens, confidence=reading.confidence, message=message)
+
+
+def _alternatives(reading: Reading, digits: np.ndarray, fixed: set[int],
+                  invalid: str | None) -> list[tuple[float, int, int]]:
+    """(cost, cell, digit) changes a repair may make, cheapest first: each inked cell's second choices (the 12
+    likeliest), and on a reading that breaks the rules (``invalid``: its givens) every digit its clashing givens
+    showed some of, however sure the reader was of them."""
+    alts = []
+    for i in range(81):
+        if i in fixed:
+            continue
+        p = reading.probs[i]
+        d = int(digits[i])
+        for alt in np.argsort(-p)[:5]:
+            alt = int(alt)
+            if alt != d and p[alt] > 0.02:
+                alts.append((_cost(p, d, alt), i, alt))
+    alts.sort()
+    alts = alts[:12]
+    if invalid is not None:
+        clashing = {c for conflict in validate(parse_line(invalid)) for c in (conflict.a, conflict.b)} - fixed
+        have = {(i, alt) for _, i, alt in alts}
+        for i in sorted(clashing):
+            p = reading.probs[i]
+            d = int(digits[i])
+            alts += [(_cost(p, d, alt), i, alt) for alt in range(10)
+                     if alt != d and p[alt] > CLASH_ODDS and (i, alt) not in have]
+    return alts

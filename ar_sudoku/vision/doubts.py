@@ -232,27 +232,17 @@ def restore_unreadable(result: BoardResult, unreadable: tuple[int, ...], core: t
                        square: np.ndarray | None = None) -> tuple[BoardResult, tuple[int, ...]]:
     """The doubtful cells of a glared photo given back once the puzzle's solution is known.
 
-    The cells read surely (the doubtful ones left out) are solved. When they leave several solutions,
-    the doubtful cells' ink chooses (their likeliest digits, printed or written, with the sure cells
-    solve one way only, or one of the sure cells' few solutions alone fits them): a doubtful cell that
-    holds a digit (a reader, ``printed``, ``fused`` as read before the doubt or ``kinds``, gives blank
-    under ``DOUBTS.inked``) allows only the digits a reader gives ``DOUBTS.restore`` of its odds, and the solution
-    chosen so
-    must be ``DOUBTS.ink_odds`` times likelier by that ink than the readable cells' others (:func:`_clear`). Failing
-    that, the solutions are weighed by that ink (:func:`_weighed`). Then a doubtful
-    cell the kind model reads as the person's entry of the solution's digit is read as entries are
-    (``checking.written_part``) on a page written on, one whose ink a reader takes for the solution's digit is that
-    given
-    (on a page of print alone, so is one the kind model is ``KINDS.missed_print`` sure is not blank: that ink is
-    print, however its faded digit looks), one both readers see as blank is blank (unless the ink weighed
-    the solution: a given may hide there), and of the inked cells left, when they were all in doubt, those
-    the puzzle needs to solve one way are givens (:func:`_needed`);
-    the rest, with the glare's ``core`` (nothing is seen there), stay unreadable: a digit is never
-    put where the page shows none, and a faded 8 never becomes a 3. On a page of print alone, a core
-    cell that still shows strokes (``inked_core``, :func:`faint_print`) is the solution's given: its
-    digit is too faint to read, but a given there can only be the solution's. So, on such a page, is a
-    doubtful cell that shows the page's own print of the solution's digit (``square``, the grid as
-    ``glare_cover`` takes it: :func:`own_print.print_seen`), whatever the models make of its faded ink.
+    The cells read surely are solved. When they leave several solutions, the doubtful cells' ink chooses
+    (``_picked_by_ink``: a cell holding a digit allows only the digits a reader gives ``DOUBTS.restore`` of its
+    odds; the solution chosen must be ``DOUBTS.ink_odds`` times likelier by that ink, else the solutions are
+    weighed by it). Then (``_given_back``) a doubtful cell the kind model reads as the person's entry is read as
+    entries are; one whose ink a reader takes for the solution's digit is that given (on a page of print alone,
+    so is one the kind model is ``KINDS.missed_print`` sure is not blank); one both readers see as blank is
+    blank unless the ink weighed the solution; of the inked cells left, when all were in doubt, those the
+    puzzle needs to solve one way are givens (``_needed``). The rest, with the glare's ``core``, stay
+    unreadable: a digit is never put where the page shows none, and a faded 8 never becomes a 3. On a page of
+    print alone, a core cell still showing strokes (``inked_core``) and a doubtful cell showing the page's own
+    print of the solution's digit (``square``: ``own_print.print_seen``) are the solution's givens.
     """
     if result.status != Status.SOLVED or not result.solution or not result.givens:
         return result, unreadable
