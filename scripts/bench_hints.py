@@ -25,7 +25,8 @@ from collections import Counter
 from pathlib import Path
 
 from ar_sudoku.sudoku.generator import generate
-from ar_sudoku.sudoku.logic import LEVELS, explain
+from ar_sudoku.sudoku.logic import explain
+from ar_sudoku.sudoku.steps import LEVELS
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"

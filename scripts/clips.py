@@ -50,7 +50,7 @@ def replay_video(video: Path, lag: int) -> list[dict]:
     """
     from ar_sudoku.ar.page import Page
     from ar_sudoku.ar.session import SessionConfig
-    from ar_sudoku.cli.records import frame_json
+    from ar_sudoku.io.records import frame_json
     from ar_sudoku.io.sources import open_source
     from ar_sudoku.vision.digits import DigitReader
     from ar_sudoku.vision.kinds import KindReader

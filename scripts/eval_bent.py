@@ -31,8 +31,9 @@ import cv2
 import numpy as np
 
 from ar_sudoku.vision.digits import DigitReader
-from ar_sudoku.vision.grid import find_grid, to_gray
+from ar_sudoku.vision.grid import find_grid
 from ar_sudoku.vision.lattice import GRID_UV, from_corners, refine, rotate
+from ar_sudoku.vision.quads import to_gray
 from ar_sudoku.vision.reading import process_image
 from ar_sudoku.vision.synth import bend
 from photos import DEFAULT_DIR, is_validation, load

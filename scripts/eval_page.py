@@ -225,6 +225,9 @@ def main() -> int:
     ap.add_argument("--sized", type=int, default=20,
                     help="photographed pages of each other size and style: 4x4, 6x6 (2x3, 3x2), 16x16 in 1-9A-G, "
                          "0-F and 1-16 (default 20 each; 0 skips them)")
+    ap.add_argument("--sized-gen", choices=["A", "B"], default="A",
+                    help="the other sizes' generator: A sized_pages.py (this project's), B sized_pages_b.py (a "
+                         "second, independent one, never tuned on)")
     ap.add_argument("--mixed", type=int, default=20,
                     help="pages of a 9x9 puzzle beside a 4x4, 6x6 or 16x16 one (default 20; 0 skips them)")
     ap.add_argument("--seed", type=int, default=0)
@@ -272,23 +275,26 @@ def main() -> int:
             print(f"  rendered page #{k}: {row}")
     report("rendered 9x9 pages, photographed (two and three puzzles)", rows, times)
     if args.sized:
-        sized(args.sized, args.seed, readers, args.failures, args.save)
+        sized(args.sized, args.seed, readers, args.failures, args.save, args.sized_gen)
     if args.mixed:
         mixed(args.mixed, args.seed, readers, args.failures, args.save)
     return 0
 
 
-def sized(count: int, seed: int, readers: tuple, failures: bool, save: Path | None) -> None:
+def sized(count: int, seed: int, readers: tuple, failures: bool, save: Path | None, gen: str = "A") -> None:
     """``count`` photographed pages of each size and style (``sized_pages.KINDS``), each read as ``image``
-    reads a photo: read fully right (every cell) and solved, in the page's style, per kind."""
+    reads a photo: read fully right (every cell) and solved, in the page's style, per kind. ``gen`` B draws them
+    with the second generator (``sized_pages_b``)."""
     from sized_pages import KINDS, sized_page
+    from sized_pages_b import sized_page_b
 
-    rng = random.Random(f"sized pages {seed}")  # its own stream: the real pages' draws are not moved
-    print(f"rendered pages of other sizes, photographed ({count} of each; seed {seed})")
+    draw = sized_page if gen == "A" else sized_page_b
+    rng = random.Random(f"sized pages {seed}" + ("" if gen == "A" else " B"))  # its own stream
+    print(f"rendered pages of other sizes by generator {gen}, photographed ({count} of each; seed {seed})")
     for box, style in KINDS:
         right, times = 0, []
         for k in range(count):
-            page = sized_page(box, style, rng)
+            page = draw(box, style, rng)
             results, ms = read(page.image, readers)
             times.append(ms)
             truth = solve(parse_line(page.givens, box=box), 10.0).solution

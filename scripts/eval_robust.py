@@ -48,8 +48,8 @@ import cv2
 import numpy as np
 
 from ar_sudoku.ar.photo import analyse
-from ar_sudoku.cli.records import photo_json
 from ar_sudoku.io.images import decode_image
+from ar_sudoku.io.records import photo_json
 from ar_sudoku.vision import digits, entries, kinds
 from photos import (
     DEFAULT_DIR,

@@ -164,8 +164,8 @@ def sudoku_photos(base: Path = DEFAULT_DIR) -> tuple[list[Sample], list[Sample]]
     photo is stored turned (image1031/1036/1038/1039/1040/1043 by 90 degrees, image1083 by 180).
     """
     from ar_sudoku.vision.digits import DigitReader
-    from ar_sudoku.vision.grid import to_gray
-    from ar_sudoku.vision.reading import read_grid
+    from ar_sudoku.vision.orient import read_grid
+    from ar_sudoku.vision.quads import to_gray
 
     reader = DigitReader()
     held_names = held_out_puzzles(base / "printed")

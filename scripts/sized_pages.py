@@ -60,8 +60,9 @@ def _glyph(img: np.ndarray, text: str, centre: tuple[float, float], height: floa
     img[:] = np.asarray(pil)
 
 
-def printed(givens: str, box: Box, style: str, cell: int, font: Path) -> np.ndarray:
-    """The puzzle as printed: white paper, 4 px around its outer edge."""
+def printed(givens: str, box: Box, style: str, cell: int, font: Path, faint: int = 0) -> np.ndarray:
+    """The puzzle as printed: white paper, 4 px around its outer edge; ``faint``: the cell lines' grey level
+    (0: black as the box lines), a tuning knob for the line search (issue 58), never on in the reported pages."""
     n = box[0] * box[1]
     side = n * cell
     img = np.full((side + 8, side + 8, 3), 255, np.uint8)
@@ -70,11 +71,21 @@ def printed(givens: str, box: Box, style: str, cell: int, font: Path) -> np.ndar
             r, c = divmod(i, n)
             _glyph(img, ch, (4 + (c + 0.5) * cell, 4 + (r + 0.5) * cell), cell * 0.5, cell * 0.8, font)
     draw_grid_lines(img, (4, 4), cell, box=box)
+    if faint:
+        n, thin = box[0] * box[1], max(1, cell // 30)
+        for k in range(1, n):
+            off = 4 + k * cell
+            if k % box[1]:
+                cv2.line(img, (off, 4), (off, 4 + n * cell), (faint, faint, faint), thin)
+            if k % box[0]:
+                cv2.line(img, (4, off), (4 + n * cell, off), (faint, faint, faint), thin)
     return img
 
 
-def sized_page(box: Box, style: str, rng: random.Random, size: tuple[int, int] = (1280, 960)) -> SizedPage:
-    """One generated puzzle of ``box`` printed in ``style`` and photographed (seeded by ``rng``)."""
+def sized_page(box: Box, style: str, rng: random.Random, size: tuple[int, int] = (1280, 960),
+               faint: int = 0) -> SizedPage:
+    """One generated puzzle of ``box`` printed in ``style`` and photographed (seeded by ``rng``; ``faint``: see
+    :func:`printed`)."""
     n = box[0] * box[1]
     puzzle = generate("easy" if n == 16 else rng.choice(["easy", "medium"]), seed=rng.randrange(1 << 30),
                       box=box).puzzle
@@ -87,7 +98,7 @@ def sized_page(box: Box, style: str, rng: random.Random, size: tuple[int, int] =
     cv2.putText(sheet, rng.choice(["SUDOKU", "Super Sudoku", "Kids' puzzle", "Brain games"]), (pad, head - 15),
                 cv2.FONT_HERSHEY_DUPLEX, 1.3, (30, 30, 30), 2, cv2.LINE_AA)
     x, y = pad, head + pad
-    sheet[y - 4:y + side + 4, x - 4:x + side + 4] = printed(puzzle, box, style, cell, font)
+    sheet[y - 4:y + side + 4, x - 4:x + side + 4] = printed(puzzle, box, style, cell, font, faint)
     flat = np.float32([[x, y], [x + side, y], [x + side, y + side], [x, y + side]])
     w, h = size
     k = rng.uniform(0.8, 0.95) * min(w / width, h / height)

@@ -83,7 +83,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from ar_sudoku.vision.kinds import CELL, INK_SKIP, MARGIN, VIEW, cell_views, ink_scores
+from ar_sudoku.vision.kinds import CELL, KINDS, MARGIN, VIEW, cell_views, ink_scores
 from degrade import camera, glared_cells
 from photos import HELD_OUT, Sample, hw_photos, jitter, sudoku_photos
 from train_digits import HAND_FONT_DIRS, export_onnx, find_fonts, fit, nine_digits, render_digit
@@ -483,7 +483,7 @@ def gather(jobs: list, fn, workers: int, inked_only: bool = True,
     seen = ys >= 0  # glared-out cells are left out
     xs, ys = xs[seen], ys[seen]
     if inked_only:
-        keep = ink_scores(xs, margin) > INK_SKIP
+        keep = ink_scores(xs, margin) > KINDS.ink_skip
         xs, ys = xs[keep], ys[keep]
     return xs, ys
 
@@ -570,8 +570,8 @@ def main() -> int:
     model = train(xs, ys, ws, args.epochs, args.seed, threads=args.threads, widths=widths, view=view)
     train_s = time.time() - t_train
     # as the reader does: cells with too little ink are blank without the model
-    ph = np.where(ink_scores(xs_hv, args.margin) > INK_SKIP, predict(model, xs_hv), 0)
-    pm = np.where(ink_scores(xs_pv, args.margin) > INK_SKIP, predict(model, xs_pv), 0)
+    ph = np.where(ink_scores(xs_hv, args.margin) > KINDS.ink_skip, predict(model, xs_hv), 0)
+    pm = np.where(ink_scores(xs_pv, args.margin) > KINDS.ink_skip, predict(model, xs_pv), 0)
     acc_h20 = float((ph == ys_hv).mean())
     acc_h11 = float((eleven(ph) == eleven(ys_hv)).mean())
     acc_m20 = float((pm == ys_pv).mean())

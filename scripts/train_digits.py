@@ -36,7 +36,7 @@ import cv2
 import numpy as np
 
 from ar_sudoku.vision.cells import CELL, INPUT, cut_cells, digit_patch, normalise, warp_grid
-from ar_sudoku.vision.grid import to_gray
+from ar_sudoku.vision.quads import to_gray
 from degrade import camera, glared_cells
 from photos import DEFAULT_DIR, held_out_puzzles, load
 

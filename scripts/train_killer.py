@@ -41,8 +41,9 @@ from ar_sudoku.sudoku.killer import SIDE, make_killer
 from ar_sudoku.sudoku.killer_generator import cut_cages
 from ar_sudoku.sudoku.killer_reading import border_cells
 from ar_sudoku.vision.cages import GEOMETRY, SUM_HEADS, border_patches, squared, sum_crops
-from ar_sudoku.vision.grid import find_grid, to_gray
+from ar_sudoku.vision.grid import find_grid
 from ar_sudoku.vision.killer_render import cage_colours, cage_segments, dashes
+from ar_sudoku.vision.quads import to_gray
 from degrade import camera
 from killer_pages import KillerPage, photograph
 from train_digits import HERSHEY, find_fonts

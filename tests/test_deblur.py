@@ -74,7 +74,8 @@ def test_a_shaken_12mp_page_whose_outline_the_streak_broke_is_found_once_the_str
     need(PHOTOS / "printed")
     import eval_robust as robust
     from ar_sudoku.io.images import decode_image
-    from ar_sudoku.vision.grid import WORK_SIZE, find_grid, shrink, to_gray
+    from ar_sudoku.vision.grid import find_grid
+    from ar_sudoku.vision.quads import WORK_SIZE, shrink, to_gray
 
     item = next(it for it in robust.items("train") if it.name == "03_10_iphone_14_1")
     data = item.path.read_bytes()
@@ -105,12 +106,13 @@ def test_a_short_streak_that_leaves_the_gradient_energy_even_is_measured_and_the
     """image28 (train split, mixed, 640 px) under the benchmark's motion blur: a 7 px streak left the grid's
     gradient energy nearly as even as a sharp grid's (its digits are small at 640 px), the grid passed for
     sharp, and printed givens were read as handwriting. The steepest edges of four directions
-    (``deblur.STEEP_EVEN``) now tell the streak, the cepstrum measures it, and the page is split exactly."""
+    (``deblur.DEBLUR.steep_even``) now tell the streak, the cepstrum measures it, and the page is split exactly."""
     pytest.importorskip("onnxruntime")
     need(PHOTOS / "printed")
     import eval_robust as robust
     from ar_sudoku.io.images import decode_image
-    from ar_sudoku.vision.grid import find_grid, to_gray
+    from ar_sudoku.vision.grid import find_grid
+    from ar_sudoku.vision.quads import to_gray
 
     item = next(it for it in robust.items("train") if it.name == "image28" and it.group == "mixed")
     data = item.path.read_bytes()
@@ -165,8 +167,9 @@ def test_a_deblurred_grid_is_a_poor_picture_whose_disagreements_are_doubts_not_m
     ones) were called the person's mistakes: four false alarms. A grid with a measured streak is now a poor
     picture (``EntryOpinion.poor_picture``): what disagrees with the solution is said as a doubt. (Its
     misread given is now set right by the entries, ``reading.entries_against``: nothing disagrees.)"""
-    from ar_sudoku.vision.grid import find_grid, to_gray
+    from ar_sudoku.vision.grid import find_grid
     from ar_sudoku.vision.kinds import CELL, MARGIN, KindReader, warp_views_grid
+    from ar_sudoku.vision.quads import to_gray
     from ar_sudoku.vision.writing import EntryOpinion
 
     robust, item, shaken = _shaken("image209", "mixed")

@@ -12,12 +12,12 @@ from conftest import EASY, EASY_SOLUTION, rendered_frame
 from ar_sudoku.ar.marks import plan_marks
 from ar_sudoku.ar.photo import analyse
 from ar_sudoku.cli import main
-from ar_sudoku.cli.records import board_json, written_json
+from ar_sudoku.io.records import board_json, written_json
 from ar_sudoku.sudoku.rules import Reading
 from ar_sudoku.sudoku.written import NAMES, Written
+from ar_sudoku.vision.checking import written_part
 from ar_sudoku.vision.doubts import unseen
 from ar_sudoku.vision.kinds import CellKinds, KindReader, decide
-from ar_sudoku.vision.writing import written_part
 
 WRONG = 2  # r1c3: the solution has 4
 
@@ -88,15 +88,18 @@ def test_a_wrong_digit_both_readers_are_sure_of_is_a_mistake():
 
 
 def test_a_misreading_that_repeats_a_printed_digit_needs_both_readers_surer_together():
-    """Each reader gives the solution's 4 about 3% of the written 7's odds: sure enough alone (``AGAINST``) to call
-    the 7 wrong, but not together (``AGAINST_PRINTED``) when a 7 is printed in the cell's row, as in EASY's first
+    """Each reader gives the solution's 4 about 3% of the written 7's odds: sure enough alone (``WRITING.against``) to
+    call
+    the 7 wrong, but not together (``WRITING.against_printed``) when a 7 is printed in the cell's row, as in EASY's
+    first
     row: a person seldom repeats a digit printed in plain view, and a 4 open at the top reads as 7."""
-    from ar_sudoku.vision.writing import AGAINST, AGAINST_PRINTED, _printed_near, _sure_mistake
+    from ar_sudoku.vision.checking import _printed_near, _sure_mistake
+    from ar_sudoku.vision.writing import WRITING
 
     kinds, _ = _kinds(entry_p=0.95, digit_p=0.6)
     other = _entry_model(0.9, 0.02)
     ratio = kinds.probs[WRONG, 9 + 4] / kinds.probs[WRONG, 9 + 7]
-    assert np.sqrt(ratio * 0.02 / 0.9) > AGAINST_PRINTED and ratio < AGAINST
+    assert np.sqrt(ratio * 0.02 / 0.9) > WRITING.against_printed and ratio < WRITING.against
     assert _printed_near(EASY, WRONG, 7) and not _printed_near(EASY, WRONG, 2)
     assert _sure_mistake(kinds, WRONG, 6, 3, other, printed_near=False)
     assert not _sure_mistake(kinds, WRONG, 6, 3, other, printed_near=True)
@@ -223,8 +226,8 @@ def test_live_cells_under_a_moving_glare_are_filled_in_by_the_frames_that_see_th
 
 def test_a_blurred_or_noisy_picture_is_too_poor_to_call_a_digit_wrong():
     """Readers can be sure and still misread a blurred or noisy cell: such a picture gets doubts only."""
-    from ar_sudoku.vision.grid import to_gray
     from ar_sudoku.vision.kinds import warp_views_grid
+    from ar_sudoku.vision.quads import to_gray
     from ar_sudoku.vision.writing import EntryOpinion
 
     frame = (rendered_frame(EASY, QUAD, size=(1280, 800), seed=2) * 0.8).astype(np.uint8)
@@ -386,7 +389,7 @@ def test_a_solution_most_of_the_persons_entries_disagree_with_is_withheld_but_a_
     while a page with a few wrong entries keeps its solution, the entries checked against it."""
     from ar_sudoku.sudoku.rules import BoardResult
     from ar_sudoku.sudoku.vocabulary import Status
-    from ar_sudoku.vision.reading import disowned
+    from ar_sudoku.vision.corrections import disowned
 
     blanks = [i for i, ch in enumerate(EASY) if ch == "."]
     right = {i: int(EASY_SOLUTION[i]) for i in blanks}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 import pytest
@@ -92,7 +94,7 @@ def test_a_held_out_page_in_a_dim_rooms_sensor_noise_is_read_as_print_not_handwr
     givens read as entries, the puzzle unsolvable). The noisy grid is now smoothed before its views are
     cut (``kinds.quiet``); a clean grid is left exactly as it is."""
     from ar_sudoku.io.images import decode_image
-    from ar_sudoku.vision.kinds import NOISY_PAPER, paper_noise, quiet, warp_views_grid
+    from ar_sudoku.vision.kinds import KINDS, paper_noise, quiet, warp_views_grid
 
     item = next(it for it in robust.items("held-out") if it.name == "image150" and it.group == "printed")
     data = item.path.read_bytes()
@@ -104,7 +106,7 @@ def test_a_held_out_page_in_a_dim_rooms_sensor_noise_is_read_as_print_not_handwr
     corners = np.float32(obj["corners"])
     clean = warp_views_grid(cv2.cvtColor(photo.image, cv2.COLOR_BGR2GRAY), corners)
     noisy = warp_views_grid(cv2.imdecode(np.frombuffer(dark, np.uint8), cv2.IMREAD_GRAYSCALE), corners)
-    assert paper_noise(clean) <= NOISY_PAPER < paper_noise(noisy)
+    assert paper_noise(clean) <= KINDS.noisy_paper < paper_noise(noisy)
     assert quiet(clean) is clean
 
 
@@ -122,15 +124,15 @@ def _darker_room(robust, name: str, group: str = "printed"):
 def test_a_page_in_a_darker_rooms_speckle_is_found_where_its_outline_broke(robust, monkeypatch):
     """Train image43 in the benchmark's darker room (0.18 of the light): the speckle broke the thresholded
     outline and no grid was found. A speckled picture where no pass finds one is searched once more smoothed
-    (``grid.SPECKLED``): the puzzle is read whole. The same photo as taken is not speckled."""
-    from ar_sudoku.vision import grid
+    (``grid.GRID.speckled``): the puzzle is read whole. The same photo as taken is not speckled."""
+    from ar_sudoku.vision import grid, quads
 
     item, photo, dark = _darker_room(robust, "image43")
     obj = robust.read_json(dark)
     assert obj["status"] == "solved" and obj["givens"] == item.givens
     gray = cv2.imdecode(np.frombuffer(dark, np.uint8), cv2.IMREAD_GRAYSCALE)
-    assert grid.speckle(gray) > grid.SPECKLED >= grid.speckle(cv2.cvtColor(photo.image, cv2.COLOR_BGR2GRAY))
-    monkeypatch.setattr(grid, "SPECKLED", 1e9)  # as before: no second look
+    assert quads.speckle(gray) > grid.GRID.speckled >= quads.speckle(cv2.cvtColor(photo.image, cv2.COLOR_BGR2GRAY))
+    monkeypatch.setattr(grid, "GRID", replace(grid.GRID, speckled=1e9))  # as before: no second look
     assert robust.read_json(dark)["status"] == "no_grid"
 
 
@@ -139,7 +141,7 @@ def test_a_dark_bottom_row_lost_in_the_speckle_is_not_taken_for_the_pictures_edg
     """Train image199 in the darker room: the bottom two rows lie in the photo's own falloff, where the speckle
     broke their lines; the rest was taken for a grid cut by the picture's edge, its last rows extrapolated past
     the frame (five givens wrong). The smoothed look finds the whole grid, another one than the first by two
-    corners (``grid.MOVED``), and it is taken: the puzzle is read whole."""
+    corners (``grid.GRID.moved``), and it is taken: the puzzle is read whole."""
     from ar_sudoku.vision import grid
 
     item, photo, dark = _darker_room(robust, "image199")
@@ -147,7 +149,7 @@ def test_a_dark_bottom_row_lost_in_the_speckle_is_not_taken_for_the_pictures_edg
     assert obj["status"] == "solved" and obj["givens"] == item.givens
     bottom = max(y for _, y in obj["corners"])
     assert bottom < photo.image.shape[0]  # the grid's last line inside the picture, where it is
-    monkeypatch.setattr(grid, "MOVED", 1e9)  # as before: the first grid kept
+    monkeypatch.setattr(grid, "GRID", replace(grid.GRID, moved=1e9))  # as before: the first grid kept
     before = robust.read_json(dark)
     assert before["givens"] != item.givens and max(y for _, y in before["corners"]) < bottom - 50
 
@@ -156,14 +158,15 @@ def test_a_dark_bottom_row_lost_in_the_speckle_is_not_taken_for_the_pictures_edg
 def test_red_entries_in_a_darker_rooms_speckle_keep_apart_from_the_print_by_their_colour(robust, monkeypatch):
     """Train image77 (red pen) in the darker room: each colour channel's own noise scattered the cells' ink
     shares, and three cells fell on the wrong side of the line between the page's two inks. The noisy grid's
-    colour is now smoothed as its grey is (``kinds.INK_SIGMA``): givens and entries split exactly."""
+    colour is now smoothed as its grey is (``kinds.KINDS.ink_sigma``): givens and entries split exactly."""
     from ar_sudoku.vision import kinds
 
     item, _, dark = _darker_room(robust, "image77", "mixed")
     obj = robust.read_json(dark)
     assert obj["givens"] == item.givens and obj["entries"] == item.entries
     assert obj["status"] == "solved" and not obj.get("mistakes")
-    monkeypatch.setattr(kinds, "INK_SIGMA", 1e-3)  # as before: a one-pixel kernel, the colour as it came
+    # as before: a one-pixel kernel, the colour as it came
+    monkeypatch.setattr(kinds, "KINDS", replace(kinds.KINDS, ink_sigma=1e-3))
     before = robust.read_json(dark)
     assert (before["givens"], before["entries"]) != (item.givens, item.entries)
 
@@ -288,7 +291,7 @@ def test_a_printed_6_in_a_dim_rooms_sensor_noise_is_not_read_as_an_8(robust):
     puzzle broke the rules. The print model's grid is now smoothed when its paper is speckled
     (``reading.quiet_digits``); the photo as taken is left exactly as it is."""
     from ar_sudoku.io.images import decode_image
-    from ar_sudoku.vision.reading import quiet_digits, warp
+    from ar_sudoku.vision.orient import quiet_digits, warp
 
     item = next(it for it in robust.items("train") if it.name == "image41" and it.group == "printed")
     data = item.path.read_bytes()

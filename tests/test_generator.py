@@ -4,8 +4,9 @@ import pytest
 from conftest import EASY, HARDEST
 
 from ar_sudoku.sudoku.generator import LEVELS, RATINGS, generate, rate
-from ar_sudoku.sudoku.logic import TECHNIQUES, explain, solvable_within
+from ar_sudoku.sudoku.logic import explain, solvable_within
 from ar_sudoku.sudoku.solver import count_solutions, is_solution, parse_line
+from ar_sudoku.sudoku.steps import TECHNIQUES
 
 
 @pytest.mark.parametrize("level", LEVELS)

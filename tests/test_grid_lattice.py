@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from conftest import EASY, SHARED, need
 
-from ar_sudoku.vision import grid as G
+from ar_sudoku.vision import curled, grid, quads
 from ar_sudoku.vision import lattice as L
 from ar_sudoku.vision.synth import background, bend, page, place, quad
 
@@ -28,17 +28,17 @@ def test_align_brings_a_lattice_with_a_wrong_side_back_within_reach():
     wrong = truth.copy()
     wrong[..., 0] -= 0.8 * cell * (np.arange(10) / 9.0)[None, :]
     assert np.abs(wrong - truth).max() > 0.7 * cell
-    fixed, fill = L.align(gray, wrong, G.PROBE)
-    assert fill > G.MIN_FILL
+    fixed, fill = L.align(gray, wrong, quads.QUADS.probe)
+    assert fill > quads.QUADS.min_fill
     assert np.linalg.norm(fixed - truth, axis=2).max() < 0.2 * cell
-    lattice, _ = L.refine(gray, fixed, cell=G.PROBE)
+    lattice, _ = L.refine(gray, fixed, cell=quads.QUADS.probe)
     assert np.median(np.linalg.norm(lattice - truth, axis=2)) < 1.0
 
 
 def test_align_finds_no_comb_in_plain_print():
     back = cv2.cvtColor(background((640, 480), 5), cv2.COLOR_BGR2GRAY)
     guess = L.from_corners(np.float32([[150, 80], [490, 90], [500, 420], [140, 410]]))
-    assert L.align(back, guess, G.PROBE)[1] < G.MIN_FILL
+    assert L.align(back, guess, quads.QUADS.probe)[1] < quads.QUADS.min_fill
 
 
 def test_check_sides_puts_an_outer_line_back_on_the_inner_lines_trend():
@@ -59,7 +59,7 @@ def test_a_curled_grid_beside_a_rule_is_fitted_to_its_border():
     # a thick rule a third of a cell above the top border, as a newspaper's section heading
     rule = truth[0] + (truth[0] - truth[1]) * 0.33
     cv2.polylines(gray, [np.round(rule).astype(np.int32)], False, 30, 5)
-    q = G.find_grid(gray)
+    q = grid.find_grid(gray)
     assert q is not None and q.bent
     err = min((np.linalg.norm(L.rotate(q.crossings(), k) - truth, axis=2) for k in range(4)),
               key=lambda e: float(e.mean()))
@@ -72,7 +72,7 @@ def test_a_grid_half_in_a_hands_shadow_is_found():
     border to the page's edge and no outline was a grid; the page is now read with its shading divided out."""
     photo = need(SHARED / "handwritten-photos" / "images" / "02_22_honor_view_10_1.jpg")
     image = cv2.imread(str(photo), cv2.IMREAD_REDUCED_GRAYSCALE_2)
-    found = G.find_grid(image)
+    found = grid.find_grid(image)
     assert found is not None
     # the dataset's corners (metadata.csv), halved: TL (1414, 560), TR (3739, 510), BR (3960, 2983), BL (1259, 2980)
     truth = np.float32([[1414, 560], [3739, 510], [3960, 2983], [1259, 2980]]) / 2
@@ -92,8 +92,8 @@ def _cut_at_top(bow: float, below_line: float):
 
 def test_a_grid_cut_by_the_picture_edge_is_rebuilt_from_its_closed_boxes():
     gray, truth = _cut_at_top(0.06, 0.0)
-    binary, area_min = G.binarize(gray), 0.02 * gray.size
-    found = G._from_cut_pieces(G._pieces(binary, area_min), gray, 0.25, area_min)
+    binary, area_min = quads.binarize(gray), 0.02 * gray.size
+    found = curled._from_cut_pieces(curled._pieces(binary, area_min), gray, 0.25, area_min)
     assert found is not None
     q, open_sides = found
     assert open_sides == [0] and q.bent  # the top line is outside the picture: extrapolated
@@ -101,13 +101,13 @@ def test_a_grid_cut_by_the_picture_edge_is_rebuilt_from_its_closed_boxes():
               key=lambda e: float(e.mean()))
     assert err.max() < 3.0
     # the live loop keeps refusing a grid cut by the frame
-    assert G.find_grid(gray, allow_cut=False) is None
+    assert grid.find_grid(gray, allow_cut=False) is None
 
 
 def test_a_grid_with_half_a_row_cut_off_is_not_rebuilt_as_whole():
     gray, _ = _cut_at_top(0.06, 0.5)
-    binary, area_min = G.binarize(gray), 0.02 * gray.size
-    assert G._from_cut_pieces(G._pieces(binary, area_min), gray, 0.25, area_min) is None
+    binary, area_min = quads.binarize(gray), 0.02 * gray.size
+    assert curled._from_cut_pieces(curled._pieces(binary, area_min), gray, 0.25, area_min) is None
 
 
 def test_extend_sides_puts_outer_lines_on_their_familys_trend():
@@ -125,9 +125,9 @@ def test_a_corner_on_a_smear_out_to_the_frame_is_placed_again_where_the_sides_me
     mask = np.zeros((480, 640), np.uint8)
     cv2.rectangle(mask, (100, 100), (500, 400), 255, 3)  # the grid's border
     cv2.rectangle(mask, (0, 330), (100, 360), 255, -1)  # a dark smear from the frame joined to the left side
-    contour, quad = G._outlines(mask, 0.02 * mask.size, True)[0]
-    assert G._touches_frame(quad, mask.shape)
-    placed = [q for q in G._despiked(contour, quad) if not G._touches_frame(q, mask.shape)]
+    contour, quad = quads._outlines(mask, 0.02 * mask.size, True)[0]
+    assert curled._touches_frame(quad, mask.shape)
+    placed = [q for q in curled._despiked(contour, quad) if not curled._touches_frame(q, mask.shape)]
     assert placed and np.abs(placed[0] - np.float32([[99, 99], [501, 99], [501, 401], [99, 401]])).max() < 4
 
 
@@ -144,7 +144,7 @@ def test_a_flat_grid_whose_outline_is_a_corner_off_is_fitted_flat_on_its_lines(r
 
     path, givens, corners = photo_truth("image1049")
     image = cv2.imread(str(path))
-    found = G.find_grid(G.to_gray(image))
+    found = grid.find_grid(quads.to_gray(image))
     assert found is not None and not found.bent
     cell = float(np.linalg.norm(corners[0] - corners[2])) / (9 * 2**0.5)
     assert np.abs(found.corners - corners).max() < 0.15 * cell
@@ -162,24 +162,25 @@ def test_a_fit_bent_off_the_grid_is_scored_as_its_cells_would_be_cut_and_a_curle
     size = (640, 480)
     q = quad((size[0] / 2, size[1] / 2), 0.7 * size[1], 3, 0.04)
     flat_picture = place(img, corners, q, background(size, 3), blur=0.6)
-    gray = G.to_gray(flat_picture)
-    found = G.find_grid(gray)
+    gray = quads.to_gray(flat_picture)
+    found = grid.find_grid(gray)
     assert found is not None and not found.bent
     lat = found.crossings().copy()
     cell = float(np.linalg.norm(lat[0, 0] - lat[9, 9])) / (9 * 2**0.5)
     for r in range(10):  # the inner vertical lines bowed half a cell, the corners where they were
         lat[r, 1:9, 0] += 0.5 * cell * np.sin(np.pi * r / 9)
-    wandering = G.GridQuad(found.corners, found.score, lat)
+    wandering = quads.GridQuad(found.corners, found.score, lat)
     assert wandering.bent
-    assert G.structure_score(gray, wandering.corners) == pytest.approx(G._clear_score(gray, found, 1.0))
-    assert G._clear_score(gray, wandering, 1.0) < G._clear_score(gray, found, 1.0) - 5 * G.STREAK_GAIN
+    assert quads.structure_score(gray, wandering.corners) == pytest.approx(grid._clear_score(gray, found, 1.0))
+    assert grid._clear_score(gray, wandering, 1.0) < grid._clear_score(gray, found, 1.0) - 5 * grid.GRID.streak_gain
     # found at twice this picture's size (a 12 MP photo searched at its working size): scored alike
-    doubled = G.GridQuad(wandering.corners * 2, wandering.score, lat * 2)
-    assert G._clear_score(gray, doubled, 0.5) == pytest.approx(G._clear_score(gray, wandering, 1.0))
+    doubled = quads.GridQuad(wandering.corners * 2, wandering.score, lat * 2)
+    assert grid._clear_score(gray, doubled, 0.5) == pytest.approx(grid._clear_score(gray, wandering, 1.0))
 
     curled_picture, _ = bend(flat_picture, q, 0.05, lean=0.06, axis=0)
-    curled_gray = G.to_gray(curled_picture)
-    curled = G.find_grid(curled_gray)
+    curled_gray = quads.to_gray(curled_picture)
+    curled = grid.find_grid(curled_gray)
     assert curled is not None and curled.bent
-    assert G.structure_score(curled_gray, curled.corners, curled.lattice) > G.CLEAR_SCORE
-    assert G._clear_score(curled_gray, curled, 1.0) == pytest.approx(G.structure_score(curled_gray, curled.corners))
+    assert quads.structure_score(curled_gray, curled.corners, curled.lattice) > quads.QUADS.clear_score
+    assert grid._clear_score(curled_gray, curled, 1.0) == pytest.approx(quads.structure_score(curled_gray,
+    curled.corners))

@@ -79,22 +79,22 @@ def test_rendered_started_puzzle(kreader: KindReader) -> None:
 def test_the_other_models_are_asked_on_a_written_page_and_on_a_printed_pages_unsure_cells(kreader) -> None:
     """Three trainings of one recipe ship (``MORE_MODELS``): on a written page every inked cell's reading is their
     mean; on a printed page only the cells the first model is unsure of are asked again (a sure cell costs nothing)."""
-    from ar_sudoku.vision.kinds import INK_SKIP, UNSURE, default_model_path, ink_scores
+    from ar_sudoku.vision.kinds import KINDS, default_model_path, ink_scores
 
     assert len(kreader.others) == 2 and KindReader(default_model_path()).others == []
     frame, corners = _started_puzzle()
     views = cell_views(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), corners)
-    inked = views[ink_scores(views) > INK_SKIP]
+    inked = views[ink_scores(views) > KINDS.ink_skip]
     first = kreader.probabilities(inked)
     mean = kreader.more_opinions(inked, first)  # written: 4 entries and 3 cells of candidates
     assert not np.isclose(mean, first).all(axis=1).any()
     assert np.allclose(mean.sum(axis=1), 1.0, atol=1e-5)
     printed = page(EASY, cell=60, margin=90, seed=3)
     views = cell_views(cv2.cvtColor(printed[0], cv2.COLOR_BGR2GRAY), printed[1])
-    inked = views[ink_scores(views) > INK_SKIP]
+    inked = views[ink_scores(views) > KINDS.ink_skip]
     first = kreader.probabilities(inked)
     mean = kreader.more_opinions(inked, first)
-    sure = first.max(axis=1) >= UNSURE
+    sure = first.max(axis=1) >= KINDS.unsure
     assert sure.sum() >= 25 and np.array_equal(mean[sure], first[sure])
     assert not np.isclose(mean[~sure], first[~sure]).all(axis=1).any()
 

@@ -20,7 +20,7 @@ from ar_sudoku.io.sinks import VideoSink
 from ar_sudoku.io.sources import FrameSource, open_source
 from ar_sudoku.io.window import Action, UiState, cell_at, handle_key
 from ar_sudoku.sudoku.generator import generate
-from ar_sudoku.vision.grid import working_gray
+from ar_sudoku.vision.quads import working_gray
 from ar_sudoku.vision.synth import background, page, place, quad
 
 W, H = 960, 540
@@ -541,7 +541,7 @@ def test_a_settled_board_the_flow_lost_in_a_streak_is_held_where_it_was_not_move
     it was instead, as when nothing is detected; a detection that hardly moves it, or one of a board still being
     read (not drawn), is taken."""
     from ar_sudoku.ar.locator import BLUR, BoardLocator
-    from ar_sudoku.vision.grid import GridQuad
+    from ar_sudoku.vision.quads import GridQuad
 
     q, frame, _ = _grid_and_part()
     loc = BoardLocator()

@@ -8,17 +8,15 @@ import pytest
 from conftest import EASY, EASY_SOLUTION, HARDEST, HARDEST_SOLUTION, PHOTOS, PUZZLES, need
 
 from ar_sudoku.cli import main
-from ar_sudoku.cli.records import explanation_json, step_json
+from ar_sudoku.io.records import explanation_json, step_json
 from ar_sudoku.sudoku.logic import (
-    NAMES,
-    NoSolutionError,
-    Step,
     explain,
     find_step,
     next_step,
     next_steps,
     solvable_within,
 )
+from ar_sudoku.sudoku.steps import NAMES, NoSolutionError, Step
 
 ALL = "123456789"
 

@@ -11,7 +11,7 @@ import pytest
 from ar_sudoku.ar.marks import mistakes_of, plan_marks
 from ar_sudoku.ar.overlay import OverlayRenderer
 from ar_sudoku.cli import main
-from ar_sudoku.cli.records import step_json
+from ar_sudoku.io.records import step_json
 from ar_sudoku.sudoku.logic import PAPER_ORDER, next_steps
 
 

@@ -162,10 +162,10 @@ PRINT, HAND = cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_SCRIPT_SIMPLEX
 
 def test_print_is_like_the_pages_other_print_of_its_digit_a_hand_is_not():
     """``print_likeness``: a 3 in the page's font matches its other 3s (the cell left out of its own template)
-    about as closely as they match each other; a 3 in a script hand matches them less than ``LIKE_PRINT`` of
+    about as closely as they match each other; a 3 in a script hand matches them less than ``WRITING.like_print`` of
     that, and a digit printed only once has no template (``SOURCES``)."""
     from ar_sudoku.vision.own_print import print_likeness
-    from ar_sudoku.vision.writing import LIKE_PRINT
+    from ar_sudoku.vision.writing import WRITING
 
     printed = {0: "3", 13: "3", 26: "3", 31: "7", 47: "7", 60: "7", 70: "5"}
     cells = {i: (d, PRINT, 0, 0) for i, d in printed.items()}
@@ -175,7 +175,7 @@ def test_print_is_like_the_pages_other_print_of_its_digit_a_hand_is_not():
         digits[i] = int(d)
     like = print_likeness(_drawn(cells), digits, list(printed), [0, 13, 40, 41, 42])
     own = np.median(like[[0, 13], 2])
-    assert like[40, 2] > LIKE_PRINT * own > like[41, 2]
+    assert like[40, 2] > WRITING.like_print * own > like[41, 2]
     assert np.isnan(like[42, 4])  # one printed 5 alone is no template
     assert np.isnan(like[1]).all()  # not asked
 

@@ -11,7 +11,8 @@ import pytest
 from conftest import PHOTOS, need
 
 from ar_sudoku.cli import main
-from ar_sudoku.vision.grid import GridQuad, reading_order
+from ar_sudoku.vision.page_grids import reading_order
+from ar_sudoku.vision.quads import GridQuad
 
 TWO = ("image10", "image1004")  # two puzzles that read right alone (one training, one held-out photo)
 THREE = ("image10", "image1004", "image125")

@@ -10,7 +10,7 @@ import pytest
 
 from ar_sudoku.ar.page import Page
 from ar_sudoku.ar.session import SessionConfig
-from ar_sudoku.cli.records import frame_json
+from ar_sudoku.io.records import frame_json
 from ar_sudoku.sudoku.generator import generate
 from ar_sudoku.vision.synth import background, page, place, quad
 

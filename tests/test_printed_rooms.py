@@ -231,7 +231,7 @@ def test_a_given_the_glare_all_but_washes_out_is_seen_by_the_pages_own_print(rob
 def test_the_pages_own_print_tells_two_solutions_apart_that_the_models_ink_cannot(robust):
     """image194 under a strong glare: the sure cells leave two solutions, r6c5 a 5 or an 8, and its faded 5
     reads 5 at 0.36 and 8 at 0.09 (under ten to one): nothing was drawn. The page's own 5s match its strokes
-    better than its 8s by more than ``own_print.READ_MARGIN``, and nowhere the other way: read whole."""
+    better than its 8s by more than ``own_print.OWN_PRINT.read_margin``, and nowhere the other way: read whole."""
     item, obj = _read_glared(robust, "image194", 1.0, "glare_strong")
     assert item.givens[49] == "5" and obj["givens"][49] == "5"
     assert obj["status"] == "solved" and robust.score(item, obj)["wrong_digits"] == 0

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from ar_sudoku.ar.page import SIZED_MODES, Page
-from ar_sudoku.ar.sized_live import ink_agrees
+from ar_sudoku.ar.sized_board import ink_agrees
 from ar_sudoku.io.sinks import VideoSink
 from ar_sudoku.sudoku.generator import generate
 from ar_sudoku.sudoku.solver import parse_line, solve
@@ -125,7 +125,7 @@ def test_checks_and_hints_on_a_six_by_six_page_draw_no_answer_and_say_why():
     page = _page(box, "1-9", 2)
     with Page(DigitReader(), mode="hint") as live:
         results = [live.step(frame) for frame in _held(page.image, 4)]
-    found = [p for r in results for p in r.puzzles if p.size == 6]
+    found = [p for r in results for p in r.puzzles if p.size == 6 and p.status == "solved"]
     assert found, "the 6x6 grid is found and locked"
     assert all(p.solution is None and p.marks is not None and p.marks.text == SIZED_MODES for p in found)
 
@@ -158,7 +158,7 @@ def test_a_four_by_four_puzzle_brought_beside_a_solved_nine_by_nine_one_is_found
     """Once every 9x9 puzzle in view is solved the sizes' search slows down but goes on: a children's puzzle
     slid into view afterwards is answered within about a second, and the 9x9 answer stays drawn meanwhile."""
     import eval_page
-    from ar_sudoku.ar.sized_live import SLOW
+    from ar_sudoku.ar.sized_board import SIZED
 
     rng = random.Random(1)
     nine = eval_page.rendered_page(1, rng, size=(640, 720))
@@ -168,7 +168,7 @@ def test_a_four_by_four_puzzle_brought_beside_a_solved_nine_by_nine_one_is_found
     truths = {9: _solution(nine.givens[0], (3, 3)), 4: _solution(four.givens, (2, 2))}
     drawn = []
     with Page(DigitReader()) as live:
-        for frame in _held(alone, 15) + _held(both, 10 * SLOW + 2):
+        for frame in _held(alone, 15) + _held(both, SIZED.find_every * SIZED.slow + 2):
             res = live.step(frame)
             drawn.append({p.size: p.solution for p in res.puzzles if p.solution})
     assert all(sol == truths[n] for d in drawn for n, sol in d.items())  # never a wrong answer on either

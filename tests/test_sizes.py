@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from ar_sudoku.cli import main
-from ar_sudoku.cli.records import step_json
+from ar_sudoku.io.records import step_json
 from ar_sudoku.sudoku.generator import generate
 from ar_sudoku.sudoku.logic import explain, next_step
 from ar_sudoku.sudoku.solver import (

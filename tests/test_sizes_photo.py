@@ -165,7 +165,7 @@ def test_a_four_by_four_puzzle_beside_a_solved_nine_by_nine_one_is_found_althoug
     and held no 9x9 one (``grid.find_page_grids``'s ``unlike``): that alone sends the page to the sizes' search."""
     import eval_page
     import sized_pages
-    from ar_sudoku.vision.grid import find_page_grids
+    from ar_sudoku.vision.page_grids import find_page_grids
 
     rng = random.Random(1)
     nine = eval_page.rendered_page(1, rng, size=(960, 720))
@@ -187,7 +187,7 @@ def test_a_nine_by_nine_photo_alone_has_no_outline_sending_it_to_the_sizes_searc
     """The sizes' search is paid only where an outline asks for it: a lone newspaper puzzle has none."""
     from conftest import PHOTOS, need
 
-    from ar_sudoku.vision.grid import find_page_grids
+    from ar_sudoku.vision.page_grids import find_page_grids
 
     photo = cv2.imread(str(need(PHOTOS / "printed" / "image1.jpg")))
     page = find_page_grids(cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY))

@@ -8,7 +8,7 @@ import pytest
 from conftest import EASY_SOLUTION, PHOTOS, need
 
 from ar_sudoku.vision.kinds import ENTRY, GIVEN, CellKinds, decide
-from ar_sudoku.vision.writing import PALE_PEN_MASS, SURE_WRITTEN, symmetric_print
+from ar_sudoku.vision.writing import WRITING, symmetric_print
 
 # EASY's givens are not symmetric: a pattern that is, with as many givens as a newspaper prints
 SYMMETRIC = [i for i in range(41) if (i * 7) % 3 == 0 and i % 9 != 4]
@@ -53,7 +53,8 @@ def test_a_handwritten_digit_taken_for_print_off_the_pattern_is_an_entry_never_c
     assert read.kinds[odd] == GIVEN
     fixed = symmetric_print(read)
     assert fixed.kinds[odd] == ENTRY and fixed.digits[odd] == int(EASY_SOLUTION[odd])
-    assert fixed.probs[odd, 10:19].sum() == pytest.approx(PALE_PEN_MASS) and PALE_PEN_MASS < SURE_WRITTEN
+    assert fixed.probs[odd, 10:19].sum() == pytest.approx(WRITING.pale_pen_mass) and (
+        WRITING.pale_pen_mass < WRITING.sure_written)
     assert [i for i in range(81) if fixed.kinds[i] != read.kinds[i]] == [odd]
 
 

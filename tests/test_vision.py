@@ -9,7 +9,8 @@ from conftest import photo_truth, rendered_frame
 
 from ar_sudoku.sudoku.generator import generate
 from ar_sudoku.vision.cells import cut_cells, evenness, quick_ink, warp_grid
-from ar_sudoku.vision.grid import find_grid, order_corners, to_gray
+from ar_sudoku.vision.grid import find_grid
+from ar_sudoku.vision.quads import order_corners, to_gray
 from ar_sudoku.vision.synth import quad
 
 PUZZLE = generate("medium", seed=11).puzzle
@@ -170,7 +171,7 @@ def test_the_per_frame_ink_look_is_each_cells_darkest_middle_against_its_median_
 
 
 def test_a_glare_spot_is_told_from_a_lit_side_by_the_rows_and_columns_median_light_as_numpy_takes_it():
-    from ar_sudoku.vision.cells import SPOT, is_spot
+    from ar_sudoku.vision.cells import CELLS, is_spot
 
     rng = np.random.default_rng(4)
     for k in range(200):
@@ -182,14 +183,14 @@ def test_a_glare_spot_is_told_from_a_lit_side_by_the_rows_and_columns_median_lig
             levels[y, x] += rng.uniform(20, 80)  # a spot of light on one cell
         typical = float(np.median(levels))
         expected = np.median(levels, axis=1, keepdims=True) + np.median(levels, axis=0, keepdims=True) - typical
-        assert is_spot(levels) == (float(((levels - expected) / np.maximum(255.0 - expected, 1.0)).max()) >= SPOT)
+        assert is_spot(levels) == (float(((levels - expected) / np.maximum(255.0 - expected, 1.0)).max()) >= CELLS.spot)
 
 
 def test_a_glare_on_grey_paper_falling_off_is_a_glare_and_a_shadow_is_still_a_shadow():
     """Grey paper in a lamp's fall-off (150 to 110) under a glare spot (up to 250): the spot alone spans the
-    paper past ``SHADED``, and the page was taken for shaded, its glare given no gain (train image37). Left
+    paper past ``CELLS.shaded``, and the page was taken for shaded, its glare given no gain (train image37). Left
     out of the span, the spot is a glare; a fall-off as steep as a shadow's is still uneven, spot or not."""
-    from ar_sudoku.vision.cells import SHADED, glare_gain, uneven
+    from ar_sudoku.vision.cells import CELLS, glare_gain, uneven
 
     rng = np.random.default_rng(7)
     yy, xx = np.mgrid[0:9, 0:9].astype(np.float32)
@@ -202,7 +203,7 @@ def test_a_glare_on_grey_paper_falling_off_is_a_glare_and_a_shadow_is_still_a_sh
     grey = 150.0 - 5.0 * xx + rng.normal(0, 2, (9, 9))
     glared = np.minimum(grey + spot, 250.0).astype(np.float32)
     low, high = span(glared)
-    assert high > SHADED * low  # the raw span says "shadow" ...
+    assert high > CELLS.shaded * low  # the raw span says "shadow" ...
     assert not uneven(glared, low, high)  # ... but the spot aside, the paper is even enough
     assert glare_gain(glared, glared) is not None
     shaded = (200.0 - 16.0 * xx + rng.normal(0, 2, (9, 9))).astype(np.float32)  # 200 down to 72: a shadow

@@ -11,7 +11,7 @@ from conftest import EASY, EASY_SOLUTION, SHARED, need
 
 from ar_sudoku.ar.session import ARSession, SessionConfig
 from ar_sudoku.cli import main
-from ar_sudoku.cli.records import frame_json, written_json
+from ar_sudoku.io.records import frame_json, written_json
 from ar_sudoku.io.sinks import VideoSink
 from ar_sudoku.io.sources import open_source
 from ar_sudoku.sudoku.written import Written, from_kinds, settle
@@ -263,18 +263,18 @@ def test_an_unsure_entry_as_small_as_the_pages_pencil_marks_is_candidates(monkey
     entry stays an entry."""
     from dataclasses import replace
 
-    from ar_sudoku.vision import reading, writing
+    from ar_sudoku.vision import checking, passes, reading, writing
     from ar_sudoku.vision.digits import DigitReader
 
     folder = need(SHARED / "handwritten-photos")
     seen: dict = {}
-    real = writing.written_part
+    real = checking.written_part
 
     def spy(givens, kinds, printed, solution=None, second=None, unreadable=()):
         seen.update(givens=givens, kinds=kinds, printed=printed, solution=solution, second=second)
         return real(givens, kinds, printed, solution, second, unreadable)
 
-    monkeypatch.setattr(reading, "written_part", spy)
+    monkeypatch.setattr(passes, "written_part", spy)
     reading.process_image(cv2.imread(str(folder / "images" / "03_10_iphone_14_0.jpg")), DigitReader(),
                           kinds=KindReader())
     kinds, solution = seen["kinds"], seen["solution"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -88,13 +89,13 @@ def test_a_red_pen_entry_too_pale_in_grey_under_a_warm_lamp_is_read_by_its_colou
     as paper and read as blanks, though their colour is the page's entries' ink. A blank-looking cell in the
     entries' ink holding a digit the entry model reads surely is now an entry (``writing.pale_pen_entries``),
     never one called a mistake."""
-    from ar_sudoku.vision.writing import PALE_PEN_MASS, SURE_WRITTEN
+    from ar_sudoku.vision.writing import WRITING
 
     item, obj, _, _ = _read(robust, "image77", "warm")
     for i in (6 * 9 + 1, 8 * 9):
         assert obj["cells"][i] == "e" and obj["entries"][i] == item.entries[i]
     assert obj["givens"] == item.givens and not obj.get("mistakes")
-    assert PALE_PEN_MASS < SURE_WRITTEN
+    assert WRITING.pale_pen_mass < WRITING.sure_written
 
 
 @pytest.mark.data
@@ -102,16 +103,16 @@ def test_a_faint_red_entry_in_a_dark_rooms_noise_is_read_by_its_colour_and_the_s
     """image17 in the benchmark's darker room: the red 3 at r3c9 and 8 at r4c9 drowned in the sensor noise and the
     kind model half saw them (blank at 0.55 and 0.49), so the answer would have been drawn over the person's own
     digits. Their ink is the entries' (``kinds.in_entry_ink``) and the readers leave the solution's digits a fair
-    chance: they are entries of the solution's digit (``writing._unseen_pen``), never ones called a mistake.
+    chance: they are entries of the solution's digit (``checking._unseen_pen``), never ones called a mistake.
     (image200's red 6 at r8c1, this test's first case, is now read by its ink vote alone: the paper's colour
-    beside a saturated pen is no longer taken from the pen, ``kinds.INK_SATURATION``.)"""
-    from ar_sudoku.vision import writing
+    beside a saturated pen is no longer taken from the pen, ``kinds.KINDS.ink_saturation``.)"""
+    from ar_sudoku.vision import checking
 
     item, obj, _, _ = _read(robust, "image17", "dim_dark")
     for i in (2 * 9 + 8, 3 * 9 + 8):
         assert obj["cells"][i] == "e" and obj["entries"][i] == item.entries[i]
     assert _split_exactly(item, obj)
-    monkeypatch.setattr(writing, "_unseen_pen", lambda *args: [])
+    monkeypatch.setattr(checking, "_unseen_pen", lambda *args: [])
     _, before, _, _ = _read(robust, "image17", "dim_dark")
     assert before["cells"][2 * 9 + 8] == before["cells"][3 * 9 + 8] == "." and before["givens"] == item.givens
 
@@ -191,7 +192,7 @@ def test_an_entry_the_kind_model_misreads_and_the_digit_cutter_misses_is_kept_wh
     """image11 at 320 px (r2c5, a 2 the kind model read as 7) and image23 shaken (r7c6 and r9c5, a 4 and a 6
     read as 2): the kind model saw handwriting but not which digit, the digit model's cutter saw nothing, and
     the entries were dropped as smudges. On a written-on page the entry model's reading now counts too: the
-    two readers leaving the solution's digit a fair chance (``writing.DOUBT``) keep the entry."""
+    two readers leaving the solution's digit a fair chance (``writing.WRITING.doubt``) keep the entry."""
     item, obj, _, _ = _read(robust, name, condition)
     assert all(obj["entries"][i] == item.entries[i] != "." for i in cells)
     assert _split_exactly(item, obj)
@@ -200,14 +201,15 @@ def test_an_entry_the_kind_model_misreads_and_the_digit_cutter_misses_is_kept_wh
 @pytest.mark.data
 def test_a_five_whose_bar_stands_apart_is_kept_when_both_readers_name_the_solutions_digit(robust):
     """image80 in the benchmark's dim room: the 5 at r9c4 lost its detached bar to the blob search and measured
-    0.64 of the page's entries, short of ``SEEN_ENTRY``, so the entry was dropped as a smudge. When the kind
-    model and the entry model both read the solution's digit, ``AGREED_ENTRY`` of the page's height is enough."""
-    from ar_sudoku.vision.writing import AGREED_ENTRY, SEEN_ENTRY
+    0.64 of the page's entries, short of ``WRITING.seen_entry``, so the entry was dropped as a smudge. When the kind
+    model and the entry model both read the solution's digit, ``WRITING.agreed_entry`` of the page's height is
+    enough."""
+    from ar_sudoku.vision.writing import WRITING
 
     item, obj, _, _ = _read(robust, "image80", "dim")
     assert obj["entries"][75] == item.entries[75] == "5"
     assert _split_exactly(item, obj)
-    assert AGREED_ENTRY < SEEN_ENTRY
+    assert WRITING.agreed_entry < WRITING.seen_entry
 
 
 @pytest.mark.data
@@ -277,25 +279,26 @@ def test_a_page_shaken_so_hard_that_givens_are_misread_draws_no_other_puzzles_so
 
 
 def _misread(monkeypatch, **cells: int) -> None:
-    """The fused givens (``reading.fuse``) with ``cells`` (``r6c5=8``) misread as those digits at 0.9, the
-    true digit at 0.1: the misreads the models trained on the photo-number split made on these real pages,
+    """The fused givens (``passes.fuse``, the ``fuse`` pass) with ``cells`` (``r6c5=8``) misread as those digits at
+    0.9, the true digit at 0.1: the misreads the models trained on the photo-number split made on these real pages,
     which the models trained on the split by puzzle no longer make, put back so the rule is still tried."""
     from ar_sudoku.sudoku.rules import Reading
-    from ar_sudoku.vision import reading
+    from ar_sudoku.sudoku.written import NAMES
+    from ar_sudoku.vision import passes
 
-    fuse = reading.fuse
+    fuse = passes.fuse
 
     def misread(printed, kinds):
         got = fuse(printed, kinds)
         digits, confidence, probs = got.digits.copy(), got.confidence.copy(), got.probs.copy()
         for name, d in cells.items():
-            i = reading.NAMES.index(name)
+            i = NAMES.index(name)
             probs[i] = 0.0
             probs[i, d], probs[i, int(got.digits[i])] = 0.9, 0.1
             digits[i], confidence[i] = d, 0.9
         return Reading(digits, confidence, probs)
 
-    monkeypatch.setattr(reading, "fuse", misread)
+    monkeypatch.setattr(passes, "fuse", misread)
 
 
 @pytest.mark.data
@@ -316,8 +319,9 @@ def test_a_grid_read_with_fewer_givens_than_any_puzzle_has_draws_no_guess(robust
     the 9x9 places, and any grid solves it: "several solutions; one is shown" drew a made-up answer. Fewer
     than 17 givens is no puzzle with one solution: it is unsolvable, and nothing is drawn."""
     from ar_sudoku.vision.digits import DigitReader
-    from ar_sudoku.vision.grid import GridQuad, find_grid, to_gray
+    from ar_sudoku.vision.grid import find_grid
     from ar_sudoku.vision.kinds import KindReader
+    from ar_sudoku.vision.quads import GridQuad, to_gray
     from ar_sudoku.vision.reading import read_at
 
     _, obj, degraded, _ = _read(robust, "image209", "blur")
@@ -337,12 +341,13 @@ def test_a_barely_started_page_whose_print_a_shaken_hand_made_look_written_is_se
     """A barely started real pen-and-pencil photo shaken: printed givens read as entries at 0.5-0.9, the givens
     left have several solutions, and the few sure entries cannot settle them ("nothing is checked"; 03_02 with
     the models trained on the photo-number split, 03_03 now). The cells read as entries that surely hold a digit,
-    print or pen, are tried after the sure entries (``reading._settled``): the puzzle settles on r3c4 (print read
+    print or pen, are tried after the sure entries (``reading.settled``): the puzzle settles on r3c4 (print read
     as an entry), and its solution agrees with every digit on the page.
 
     r3c4's print, cut short by the streak, was voted handwriting by its height although the kind model gave it
-    under 0.05 odds of it; it now stays print (``writing.SMALL_ODD_ENTRY``; its shape is the page's print too,
-    ``writing.LIKE_PRINT``) and the page is read exactly. The old vote is put back to keep the settling tried."""
+    under 0.05 odds of it; it now stays print (``writing.WRITING.small_odd_entry``; its shape is the page's print too,
+    ``writing.WRITING.like_print``) and the page is read exactly. The old vote is put back to keep the settling
+    tried."""
     from conftest import SHARED
 
     need(SHARED / "handwritten-photos")
@@ -355,8 +360,7 @@ def test_a_barely_started_page_whose_print_a_shaken_hand_made_look_written_is_se
     shaken = robust.degrade(data, photo.image, item.name, "motion", np.float32(item.box) / photo.scale)
     obj = robust.read_json(shaken)
     assert obj["status"] == "solved" and robust.score(item, obj)["exact"]
-    monkeypatch.setattr(writing, "SMALL_ODD_ENTRY", 0.0)
-    monkeypatch.setattr(writing, "LIKE_PRINT", np.inf)
+    monkeypatch.setattr(writing, "WRITING", replace(writing.WRITING, small_odd_entry=0.0, like_print=np.inf))
     obj = robust.read_json(shaken)
     assert obj["status"] == "solved" and "your entries in r3c4 settle it" in obj["message"]
     assert item.givens[2 * 9 + 3] != "."  # r3c4 is print
@@ -390,7 +394,7 @@ def test_a_shaken_entry_standing_off_the_prints_place_is_read_as_written(robust,
 def test_a_shaken_entry_broken_into_pieces_is_an_entry_not_pencil(robust):
     """image1014 under the benchmark's motion blur: four small red entries (r1c5, r3c3, r7c1, r7c2) came apart
     into two or three blobs and were read as pencilled candidates. The entry model reads each cell whole as the
-    solution's digit, surely, and the digit is as tall as the page's entries (``writing.BROKEN_ENTRY``)."""
+    solution's digit, surely, and the digit is as tall as the page's entries (``writing.WRITING.broken_entry``)."""
     item, obj, _, _ = _read(robust, "image1014", "motion")
     assert [obj["cells"][i] for i in (4, 20, 54, 55)] == ["e"] * 4
     assert _split_exactly(item, obj)
@@ -401,7 +405,7 @@ def test_a_shaken_thin_one_the_pages_only_pencil_mark_is_an_entry(robust):
     """image1067 under the benchmark's motion blur: the person's 1 at r4c2, a thin stroke smeared, was the page's
     only "pencil mark" (candidates 0.64, pen 0.34), and the entry model, unsure (0.62), did not rescue it. The
     page's only mark, as tall as its entries, with fair pen odds and the solution's digit in the readers' view,
-    is an entry (``writing.ALONE_ENTRY``)."""
+    is an entry (``writing.WRITING.alone_entry``)."""
     item, obj, _, _ = _read(robust, "image1067", "motion")
     assert obj["cells"][3 * 9 + 1] == "e" and obj["entries"][3 * 9 + 1] == "1"
     assert _split_exactly(item, obj)
@@ -412,7 +416,7 @@ def test_a_shaken_thin_one_the_pages_only_pencil_mark_is_an_entry(robust):
 def test_print_that_measures_short_but_that_the_model_is_sure_of_stays_print(robust, name, condition):
     """image180 off a phone screen (seven givens: the moire cut their boxes short) and image30 in a dim room:
     givens under 0.8 of the print's height were taken for handwriting, though the kind model gave them under
-    0.05 odds of it. Height alone no longer turns such a given (``writing.SMALL_ODD_ENTRY``)."""
+    0.05 odds of it. Height alone no longer turns such a given (``writing.WRITING.small_odd_entry``)."""
     item, obj, _, _ = _read(robust, name, condition)
     assert _split_exactly(item, obj)
 
@@ -421,7 +425,7 @@ def test_print_that_measures_short_but_that_the_model_is_sure_of_stays_print(rob
 def test_a_small_entry_in_the_pens_ink_read_as_pencil_marks_is_an_entry(robust):
     """image71 photographed off a phone screen: the person's 4 at r1c1, written small, was read as pencil marks
     (candidates 0.82). Its ink is the entries' pen, not grey pencil, and the readers leave the solution's 4 a
-    fair chance: it is an entry (``writing.PEN_MARKS``)."""
+    fair chance: it is an entry (``writing.WRITING.pen_marks``)."""
     item, obj, _, _ = _read(robust, "image71", "screen")
     assert obj["cells"][0] == "e" and obj["entries"][0] == "4"
     assert not obj["mistakes"]
@@ -431,7 +435,7 @@ def test_a_small_entry_in_the_pens_ink_read_as_pencil_marks_is_an_entry(robust):
 def test_a_red_pen_as_light_as_its_paper_in_grey_is_read_from_its_colour(robust):
     """image17 in the benchmark's dim room: the entries at r1c9 and r4c9 are red strokes nearly as light as
     the paper in grey, blank to the kind model. Drawn in the entries' ink alone (``kinds.pen_map``) they stand
-    dark while the print vanishes; they are entries, never to be called wrong (``PALE_PEN_MASS``)."""
+    dark while the print vanishes; they are entries, never to be called wrong (``WRITING.pale_pen_mass``)."""
     from ar_sudoku.io.images import decode_image
     from ar_sudoku.vision.kinds import CELL, MARGIN, page_inks, pen_map
 

@@ -17,7 +17,7 @@ from ar_sudoku.ar.marks import Marks
 from ar_sudoku.ar.overlay import OverlayRenderer, draw_status
 from ar_sudoku.io.sinks import VideoSink
 from ar_sudoku.io.sources import I420VideoSource, VideoFileSource, open_source
-from ar_sudoku.vision.grid import working_gray
+from ar_sudoku.vision.quads import working_gray
 from ar_sudoku.vision.yuv import I420, as_bgr, yuv_of
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -104,17 +104,18 @@ def test_the_pyav_source_yields_every_frame_as_decoded(tmp_path):
 
 
 def test_the_pyav_source_gives_bgr_where_i420_would_not_fit(tmp_path):
-    """Motion JPEG decodes to full-range yuvj420p, which the I420 conversions do not take: it comes as BGR.
-    H.264 (limited range yuv420p, padded to an even size by the sink) comes as I420."""
+    """Motion JPEG decodes to full-range yuvj420p, which the I420 conversions do not take: it comes as BGR
+    (at the odd size it was recorded at). H.264 (limited range yuv420p, padded to an even size by the sink)
+    comes as I420."""
     clip = [picture(161, 91) for _ in range(5)]
-    for name, kind in (("odd.mp4", I420), ("odd.avi", np.ndarray)):
+    for name, kind, shape in (("odd.mp4", I420, (92, 162, 3)), ("odd.avi", np.ndarray, (91, 161, 3))):
         path = tmp_path / name
         with VideoSink(path, (161, 91), 10) as sink:
             for f in clip:
                 sink.write(f)
         with I420VideoSource(path) as src:
             got = list(src)
-        assert len(got) == 5 and all(isinstance(g, kind) and g.shape == (92, 162, 3) for g in got)
+        assert len(got) == 5 and all(isinstance(g, kind) and g.shape == shape for g in got)
         assert np.abs(as_bgr(got[2]).astype(int)[:91, :161] - clip[2]).mean() < 4
 
 

@@ -23,8 +23,10 @@ import cv2
 import numpy as np
 
 from ar_sudoku.vision.cells import edges_evenness, grid_edges, quick_ink, square
-from ar_sudoku.vision.grid import WORK_SIZE, GridQuad, find_grid, to_gray, working_gray
+from ar_sudoku.vision.grid import find_grid
 from ar_sudoku.vision.lattice import rotate
+from ar_sudoku.vision.look import cells_in_view
+from ar_sudoku.vision.quads import WORK_SIZE, GridQuad, to_gray, working_gray
 from ar_sudoku.vision.tracker import GridTracker
 from ar_sudoku.vision.yuv import I420, as_bgr
 
@@ -93,6 +95,7 @@ class BoardLocator:
     def __init__(self, work_side: int = 1280, redetect_every: int = 10, near_only: bool = False):
         self.work_side = work_side
         self.near_only = near_only  # detect only around the board (one puzzle of a page), never anywhere
+        self.detects = True  # False: followed by the flow alone (a grid of another side: the detector finds 9x9)
         # this frame's motion (working-size homography) found by another board's tracker on the same page: the
         # board follows it instead of computing its own flow (``ar.page``); used once, then None
         self.follow: np.ndarray | None = None
@@ -100,6 +103,7 @@ class BoardLocator:
         self.tracker = GridTracker()
         self.last_corners: np.ndarray | None = None
         self.speed = 0.0  # corner motion on the last frame, as a fraction of the grid's diagonal
+        self.velocity: np.ndarray | None = None  # ... and the board's shift on it (full-size pixels)
         self.lattice: np.ndarray | None = None  # a curled board's crossings (full-size pixels), else None
         self.frame: np.ndarray | I420 = np.zeros((1, 1), np.uint8)
         self.small = np.zeros((1, 1), np.uint8)  # the frame's grey at working size
@@ -176,6 +180,8 @@ class BoardLocator:
         its size about it); ``precise``, its corners where its lines cross (``find_grid``), not the outline's:
         an outline's corner can sit a quarter cell off the grid (a fold, a border missing at a corner);
         ``agreeing``, only where that fit agrees with the outline but for one corner."""
+        if not self.detects:
+            return None
         if not self.near_only:
             return find_grid(self.small, allow_cut=False, precise=precise, agreeing=agreeing)
         if near is None:
@@ -366,15 +372,15 @@ class BoardLocator:
         key = at.dtype.str.encode() + at.tobytes()
         return key if self.lattice is None else key + self.lattice.dtype.str.encode() + self.lattice.tobytes()
 
-    def _square(self, corners: np.ndarray, cell: int = 12) -> np.ndarray:
+    def _square(self, corners: np.ndarray, cell: int = 12, centred: bool = False) -> np.ndarray:
         """The grid squared up small from the working frame (float), ``cell`` pixels a cell; made once a frame
         for where the board is, whichever look asks first."""
-        key = self._key(corners) + bytes([cell])
+        key = self._key(corners) + bytes([cell, centred])
         got = self._squares.get(key)
         if got is None:
             k = self.scale
             got = self._squares[key] = square(self.small, corners * k, cell,
-                                              None if self.lattice is None else self.lattice * k)
+                                              None if self.lattice is None else self.lattice * k, centred)
             got.flags.writeable = False  # shared by the frame's looks
         return got
 
@@ -393,12 +399,46 @@ class BoardLocator:
         """The frame's corners become the last ones; the motion since the last frame is kept as ``speed``."""
         prev = self.last_corners
         self.speed = 0.0 if corners is None or prev is None else float(np.abs(corners - prev).max()) / side(corners)
+        self.velocity = None if corners is None or prev is None else (corners - prev).mean(axis=0)
         self.last_corners = corners
 
-    def inked(self, corners: np.ndarray, expect: np.ndarray | None = None) -> np.ndarray:
+    def inked(self, corners: np.ndarray, expect: np.ndarray | None = None,
+              seen: np.ndarray | None = None) -> np.ndarray:
         """Every frame, cheaply: which of the 81 cells hold ink (a bool per cell); ``expect``, the cells
-        that should (``quick_ink``: their print sets the scale when it is paler than the pen)."""
-        return quick_ink(self.small, corners * self.scale, expect=expect, squared=self._square(corners)) > 0.5
+        that should (``quick_ink``: their print sets the scale when it is paler than the pen); ``seen``, the
+        cells in view (only they set the scale)."""
+        return quick_ink(self.small, corners * self.scale, expect=expect, squared=self._square(corners),
+                         seen=seen) > 0.5
+
+    def seen(self, corners: np.ndarray) -> np.ndarray:
+        """Which of the 81 cells are in the picture (a page partly out of view shows some)."""
+        h, w = self.frame.shape[:2]
+        return cells_in_view(corners, self.lattice, (w, h))
+
+    def squared(self, corners: np.ndarray) -> np.ndarray:
+        """The grid squared up small at these corners on this frame, pixel centres placed symmetrically (as
+        ``vision.look`` compares a page with itself turned; ``cells.square``, 12 px a cell; made once)."""
+        return self._square(corners, centred=True)
+
+    def relocate(self, corners: np.ndarray) -> None:
+        """The board is at ``corners`` (found by its look, not by the flow or the detector): tracked from there,
+        moving as it moved from the last frame to here."""
+        prev = self.last_corners
+        motion = None
+        if prev is not None:
+            k = self.scale
+            motion = cv2.getPerspectiveTransform((prev * k).astype(np.float32), (corners * k).astype(np.float32))
+        self.held = 0
+        self.restart(corners, motion)
+
+    def turn(self, corners: np.ndarray, k: int) -> np.ndarray:
+        """The board in view is its page turned: its corners (and a curled page's lattice) rolled by ``k``
+        quarter turns into the puzzle's order, and tracked so from here."""
+        rolled = np.roll(np.asarray(corners, np.float32), -k, axis=0)
+        if self.lattice is not None:
+            self.lattice = rotate(self.lattice, k)
+        self.restart(rolled, self.tracker.motion)
+        return rolled
 
     def glared(self, corners: np.ndarray) -> np.ndarray:
         """Every frame, cheaply: which of the 81 cells a glare spot lifts towards white (a bool per cell), where

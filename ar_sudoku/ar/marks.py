@@ -16,7 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from ar_sudoku.sudoku.logic import PAPER_ORDER, UNIT_CELLS, NoSolutionError, Step, next_steps
+from ar_sudoku.sudoku.logic import PAPER_ORDER, next_steps
+from ar_sudoku.sudoku.steps import UNIT_CELLS, NoSolutionError, Step
 from ar_sudoku.sudoku.vocabulary import is_empty
 from ar_sudoku.sudoku.written import NAMES
 

@@ -26,9 +26,10 @@ other. What the page adds:
   its optical flow and the others move by its homography (``GridTracker.follow``): the puzzles of a
   page are one sheet. While any moves, each computes its own.
 
-Grids of 4x4, 6x6 and 16x16 have tracks of their own (:mod:`ar_sudoku.ar.sized_live`), looked for while a
-9x9 puzzle in view is unsolved (a 9x9 track on such a grid ends once it is known for what it is), and a
-photo of a folder is read as ``image`` reads it, every puzzle on it (:meth:`Page._step_still`).
+Grids of 4x4, 6x6 and 16x16 are tracks too, each the same session, read whole
+(:mod:`ar_sudoku.ar.sized_board`), looked for while a 9x9 puzzle in view is unsolved (a 9x9 track on such a
+grid ends once it is known for what it is), and a photo of a folder is read as ``image`` reads it, every
+puzzle on it (:meth:`Page._step_still`).
 
 The frame's result is the first puzzle's (in reading order: rows from the top, then left to
 right) with every puzzle's result in ``puzzles``, each with its track id in ``puzzle``; with no
@@ -47,36 +48,28 @@ import numpy as np
 
 from ar_sudoku.ar.marks import Marks, Mode
 from ar_sudoku.ar.overlay import OverlayRenderer
-from ar_sudoku.ar.session import ARSession, FrameResult, SessionConfig
+from ar_sudoku.ar.session import SIZED_MODES, ARSession, FrameResult, SessionConfig
 from ar_sudoku.ar.sized import draw_answers
-from ar_sudoku.ar.sized_live import SizedTrack, SizedTracks
+from ar_sudoku.ar.sized_board import SIZED, SizedBoard
 from ar_sudoku.ar.solve_worker import SolveWorker
 from ar_sudoku.sudoku.rules import BoardResult
 from ar_sudoku.sudoku.vocabulary import Status
 from ar_sudoku.vision.digits import DigitReader
-from ar_sudoku.vision.grid import (
-    ALL,
-    CLEAR,
-    FLAT,
-    MOST_GRIDS,
-    GridQuad,
-    find_grid,
-    find_grids,
-    reading_order,
-    working_gray,
-)
+from ar_sudoku.vision.grid import find_grid
 from ar_sudoku.vision.kinds import KindReader
+from ar_sudoku.vision.page_grids import PAGE_GRIDS, find_grids, reading_order
+from ar_sudoku.vision.quads import ALL, CLEAR, FLAT, GridQuad, working_gray
 from ar_sudoku.vision.reading import process_images
+from ar_sudoku.vision.sizes import find_sized_grids
 from ar_sudoku.vision.yuv import I420, as_bgr
 
 __all__ = ["Page", "PageConfig"]
 
-SIZED_MODES = "checks and hints are for 9x9 puzzles: a grid of another size shows its answers only"
 
 
 @dataclass
 class PageConfig:
-    most: int = MOST_GRIDS  # puzzles tracked at once
+    most: int = PAGE_GRIDS.most_grids  # puzzles tracked at once
     find_moving: int = 2  # frames between searches for new puzzles while the view moves
     find_still: int = 15  # ... while it is still (all in view already found, unless a page slid in)
     moving: float = 0.01  # a track's corner motion (share of its diagonal) that makes the view "moving" (a shaking
@@ -132,7 +125,7 @@ class Page:
         self._stills: list[ARSession] = []  # a folder of photos: each photo its own scene, a session a puzzle
         self._leader: Track | None = None  # the track whose flow the others follow on this frame
         self._configs: dict[int, SessionConfig] = {}  # the tracks' config by how many there are
-        self.sized = SizedTracks(reader, timeout=self.cfg.solve_timeout, most=self.page.most)  # 4x4, 6x6, 16x16
+        self._since_sized = SIZED.find_every  # frames since grids of other sizes were looked for: look at once
         self._scale = 1.0  # working grey / frame, on the last frame
 
     # ------------------------------------------------------------------ the user's commands
@@ -174,8 +167,9 @@ class Page:
         """The frame's grey at working size, shared by the search and every track (``ARSession.working_gray``)."""
         return working_gray(frame, self.cfg.work_side)
 
-    def _new_session(self, track_id: int) -> ARSession:
-        session = ARSession(self.reader, self.worker, self.cfg, self.overlay, self.mode, self.kinds, lane=track_id)
+    def _new_session(self, track_id: int, sized: SizedBoard | None = None) -> ARSession:
+        session = ARSession(self.reader, self.worker, self.cfg, self.overlay, self.mode,
+                            self.kinds if sized is None else None, lane=track_id, sized=sized)
         session.cache = self.cache
         session.locator.near_only = True
         return session
@@ -185,7 +179,7 @@ class Page:
         track.session.close()  # the shared worker stays: the session does not own it
 
     def _find_due(self) -> bool:
-        if not self.tracks and not self.sized.tracks:
+        if not self.tracks:
             return True
         since = self.frame_index - self._last_find
         return since >= (self.page.find_moving if self._moving() else self.page.find_still)
@@ -208,7 +202,7 @@ class Page:
         grids: list[GridQuad] = []
         # beside tracked puzzles, a quicker look (a search that finds nothing tries every pass): while the view
         # moves, for any flat grid (a puzzle panned into view); while it is still, for a clear one
-        passes = ALL if not self.tracks and not self.sized.tracks else FLAT if self._moving() else CLEAR
+        passes = ALL if not self.tracks else FLAT if self._moving() else CLEAR
         if find_grid(self._untracked(small, scale), allow_cut=False, precise=False, passes=passes) is not None:
             grids = find_grids(small, most=self.page.most)
         for grid in grids:
@@ -321,11 +315,12 @@ class Page:
             self._shape = frame.shape[:2]
             for tr in list(self.tracks):
                 self._end(tr)
-            self.sized.tracks.clear()
         self._scale = scale
         timings: dict[str, float] = {}
         if self._find_due():
             timings["page"] = self._find_new(frame, small, scale)
+        if self._sized_due():
+            timings["sized"] = self._find_sized(frame, small, scale)
         results: list[tuple[Track, FrameResult]] = []
         for tr, follow in self._order():
             if follow:
@@ -337,39 +332,59 @@ class Page:
                 self._last_find = -(10**9)  # look for it (or what took its place) on the next frame
             else:
                 results.append((tr, res))
-        sized = self._step_sized(small, scale, timings)
+        self._end_nines_on_sized()
         self._stagger()
         self._dedupe()
         kept = {tr.id for tr in self.tracks}
         results = [(tr, r) for tr, r in results if tr.id in kept and r.corners is not None]
-        return self._page_result([*results, *sized], timings, t0)
+        return self._page_result(results, timings, t0)
 
-    def _step_sized(self, small: np.ndarray, scale: float, timings: dict[str, float]
-                    ) -> list[tuple[SizedTrack, FrameResult]]:
-        """The grids of other sizes (``ar.sized_live``): followed, and looked for (most often while a 9x9 puzzle
-        in view is not solved, or none is in view); a 9x9 track on one of them (it reads it as 9x9 and never
-        solves) ends."""
+    def _sized_due(self) -> bool:
+        """Grids of other sizes are looked for every ``find_every`` frames while a 9x9 puzzle in view is unsolved (or
+        none is in view), three times less often once one such grid is tracked, ``slow`` times less often once
+        every 9x9 puzzle in view is solved (a children's 6x6 panned in beside a solved 9x9 one is still found)."""
+        self._since_sized += 1
+        nines = [tr for tr in self.tracks if tr.session.sized is None]
+        eager = not nines or not all(tr.session.state is Status.SOLVED for tr in nines)
+        due = SIZED.find_every * (3 if len(nines) < len(self.tracks) else 1) * (1 if eager else SIZED.slow)
+        return self._since_sized >= due
+
+    def _find_sized(self, frame: np.ndarray | I420, small: np.ndarray, scale: float) -> float:
+        """Start a track on every grid of another size in view that no such track follows (``sizes``'
+        search, the photo reader's own); each is a table session of its own, read whole (``ar.sized_board``).
+        The search's time in ms."""
         t = time.perf_counter()
-        eager = not self.tracks or not all(tr.session.state is Status.SOLVED for tr in self.tracks)
-        self._next_id += self.sized.step(small, self._next_id, eager)
-        for tr in list(self.tracks):
-            if (at := _where(tr)) is not None and self.sized.covers(at * scale):
+        self._since_sized = 0
+        sized = [at for tr in self.tracks if tr.session.sized is not None and (at := _where(tr)) is not None]
+        for grid in find_sized_grids(small, most=self.page.most):
+            if grid.side == 9 or len(sized) >= self.page.most:
+                continue
+            corners = grid.corners / scale
+            if any(_centre_on(at, corners.mean(axis=0)) for at in sized):
+                continue
+            board = SizedBoard(grid, self.reader, self.cfg.solve_timeout)
+            track = Track(self._next_id, self._new_session(self._next_id, board))
+            self._next_id += 1
+            locator = track.session.locator
+            locator.prepare(frame, small)  # this frame's size is not news to the track
+            locator.seed(corners)
+            locator.restart(corners)  # followed by the flow from here: no detector finds it again
+            self.tracks.append(track)
+            sized.append(corners)
+        return (time.perf_counter() - t) * 1e3
+
+    def _end_nines_on_sized(self) -> None:
+        """A 9x9 track on a grid of another size (it reads it as 9x9 and never solves) ends."""
+        sized = [at for tr in self.tracks if tr.session.sized is not None and (at := _where(tr)) is not None]
+        for tr in [t for t in self.tracks if t.session.sized is None]:
+            if (at := _where(tr)) is not None and any(_centre_on(s, at.mean(axis=0)) for s in sized):
                 self._end(tr)
-        if self.sized.searched or self.sized.tracks:
-            timings["sized"] = (time.perf_counter() - t) * 1e3
-        return [(st, FrameResult(frame=self.frame_index, status=Status.SOLVED,
-                                 corners=np.asarray(st.result.corners, np.float32) / scale, givens=st.result.givens,
-                                 solution=st.result.solution if self.mode == "answer" else None, t_ms=0.0,
-                                 box=st.result.box, symbols=st.result.symbols,
-                                 marks=None if self.mode == "answer" else Marks(text=SIZED_MODES)))
-                for st in self.sized.tracks]
 
     def _boards(self) -> list[np.ndarray]:
         """Every tracked board's corners on the last frame (full-size pixels), of any size."""
-        nine = [at for tr in self.tracks if (at := _where(tr)) is not None]
-        return nine + [np.asarray(st.result.corners, np.float32) / self._scale for st in self.sized.tracks]
+        return [at for tr in self.tracks if (at := _where(tr)) is not None]
 
-    def _page_result(self, results: list[tuple[Track | SizedTrack, FrameResult]], timings: dict[str, float],
+    def _page_result(self, results: list[tuple[Track, FrameResult]], timings: dict[str, float],
                      t0: float) -> FrameResult:
         if results:
             quads = [GridQuad(np.asarray(r.corners), 0.0) for _, r in results]
@@ -390,7 +405,6 @@ class Page:
         ``image --set``."""
         for tr in list(self.tracks):
             self._end(tr)
-        self.sized.tracks.clear()
         self._shape = None
         first = self._still_session(0)
         results, _ = process_images(as_bgr(frame), self.reader, self.cfg.solve_timeout, {None: dict(first.overrides)},

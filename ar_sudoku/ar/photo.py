@@ -15,8 +15,9 @@ from ar_sudoku.ar.killer_marks import plan_killer
 from ar_sudoku.ar.marks import Marks, Mode, plan_marks
 from ar_sudoku.ar.overlay import OverlayRenderer
 from ar_sudoku.ar.sized import draw_answers
-from ar_sudoku.sudoku.logic import PAPER_ORDER, NoSolutionError, Step, next_steps
+from ar_sudoku.sudoku.logic import PAPER_ORDER, next_steps
 from ar_sudoku.sudoku.rules import BoardResult
+from ar_sudoku.sudoku.steps import NoSolutionError, Step
 from ar_sudoku.sudoku.written import Corrections
 from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.kinds import KindReader

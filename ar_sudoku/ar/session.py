@@ -42,6 +42,10 @@ inked cells still match the givens (a swapped puzzle or a hand over the page
 stops the drawing at once), and the periodic full re-read that confirms a
 different puzzle. A solution is never drawn on a puzzle it does not belong to.
 
+Every size goes through this table: a grid of another side (4x4, 6x6, 16x16) is the same session with a
+:class:`~ar_sudoku.ar.sized_board.SizedBoard`, which reads it whole (solved as read: two reads alike lock it,
+no votes, no worker) and checks its ink on every frame; its answers are drawn in the page's own symbols.
+
 Stills (a photo, a folder of photos) are each their own scene:
 ``step(frame, still=True)`` reads and solves at once, with no tracking or votes.
 """
@@ -51,7 +55,7 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -63,27 +67,39 @@ from ar_sudoku.ar.locator import BoardLocator, Located
 from ar_sudoku.ar.machine import TABLE, Action, Event, State
 from ar_sudoku.ar.marks import Marks, Mode, plan_marks
 from ar_sudoku.ar.overlay import OverlayRenderer
+from ar_sudoku.ar.sized import draw_answers
+from ar_sudoku.ar.sized_board import SizedBoard
 from ar_sudoku.ar.solve_worker import SolveHandle, SolveWorker
+from ar_sudoku.ar.witness import PageWitness, Verdict
 from ar_sudoku.sudoku.killer import Cage
 from ar_sudoku.sudoku.rules import BoardResult, Reading
 from ar_sudoku.sudoku.vocabulary import Status
 from ar_sudoku.sudoku.written import Written
+from ar_sudoku.vision.checking import written_part
 from ar_sudoku.vision.digits import DigitReader
-from ar_sudoku.vision.doubts import unreadable_cells, unseen
-from ar_sudoku.vision.grid import BENT, working_gray
-from ar_sudoku.vision.kinds import CellKinds, KindReader, grid_views
+from ar_sudoku.vision.kinds import CellKinds, KindReader
 from ar_sudoku.vision.lattice import bend_of
-from ar_sudoku.vision.reading import fuse, process_image, read_grid, read_oriented
-from ar_sudoku.vision.writing import EntryOpinion, read_kinds, written_part
+from ar_sudoku.vision.look import shifted
+from ar_sudoku.vision.orient import read_grid, read_oriented
+from ar_sudoku.vision.passes import KIND_PASSES, CellRecord, Inputs, run
+from ar_sudoku.vision.quads import QUADS, working_gray
+from ar_sudoku.vision.reading import process_image
+from ar_sudoku.vision.turns import turn_to
+from ar_sudoku.vision.writing import EntryOpinion
 from ar_sudoku.vision.yuv import I420, as_bgr
 
 __all__ = ["ARSession", "FrameResult", "Located", "SessionConfig", "State"]
+
+SIZED_MODES = "checks and hints are for 9x9 puzzles: a grid of another size shows its answers only"
+UNLIKE_GONE = 3  # frames in a row the solved page's look is not where its board is tracked: the board is gone
+NEIGHBOURS = tuple((dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1))  # where it is, and a cell off any way
+SEEN_LEAST = 9  # cells of a page partly out of view that must be in the picture to judge its ink (a row's worth)
 
 
 @dataclass(frozen=True, kw_only=True)
 class FrameResult:
     """What one frame showed: feeds the overlay, the status display and the JSONL log alike
-    (its JSON: ``cli.records.frame_json``)."""
+    (its JSON: ``io.records.frame_json``)."""
 
     frame: int
     status: Status  # one of the live states
@@ -99,7 +115,7 @@ class FrameResult:
     puzzle: int | None = None  # the puzzle's track on a page (``ar.page``), stable while it stays in view
     puzzles: tuple[FrameResult, ...] = ()  # a page's frame: every puzzle in view, in reading order; this
     # result's own fields are the first one's (or nothing found), so a reader of one puzzle keeps working
-    box: tuple[int, int] = (3, 3)  # a 4x4, 6x6 or 16x16 grid's boxes (``ar.sized_live``): givens and solution
+    box: tuple[int, int] = (3, 3)  # a 4x4, 6x6 or 16x16 grid's boxes (``ar.sized_board``): givens and solution
     symbols: str = "1-9"  # are n*n of the solver's symbols; the page prints its values in this style
     cages: tuple[Cage, ...] | None = None  # a killer page's cages (its givens and solution beside them)
 
@@ -137,6 +153,7 @@ class BoardReading:
     submitted: str | None = None  # the last vote handed to the solver
     submitted_at: int = -1  # the frame it was handed over on
     doubted: bool = False  # once read without a solution: the board is detected precisely from then on
+    witness: PageWitness = field(default_factory=PageWitness)  # the solved page's look, judged on every frame
     killer: KillerSight = field(default_factory=KillerSight)  # the board read as a killer page (``ar.killer_live``)
 
 
@@ -156,8 +173,10 @@ class ARSession:
 
     def __init__(self, reader: DigitReader, worker: SolveWorker | None = None,
                  config: SessionConfig | None = None, overlay: OverlayRenderer | None = None,
-                 mode: Mode = "answer", kinds: KindReader | None = None, lane: object = None):
+                 mode: Mode = "answer", kinds: KindReader | None = None, lane: object = None,
+                 sized: SizedBoard | None = None):
         self.reader = reader
+        self.sized = sized  # a grid of another side (4x4, 6x6, 16x16): read whole, checked by its ink (``sized_board``)
         self.lane = lane  # this board's lane on a shared worker (a page's puzzles share one)
         self.kinds = kinds  # tells printed givens from what the person writes; None: print only
         self.mode: Mode = mode
@@ -166,6 +185,7 @@ class ARSession:
         self.cfg = config or SessionConfig()
         self.overlay = overlay or OverlayRenderer()
         self.locator = BoardLocator(self.cfg.work_side, self.cfg.redetect_every)
+        self.locator.detects = sized is None  # the detector finds 9x9 grids: a grid of another side is followed
         self.ledger = EntryLedger()
         self.board = BoardReading()
         self.cells: CellsSeen | None = None
@@ -174,16 +194,20 @@ class ARSession:
         self.cache: OrderedDict[str, BoardResult] = OrderedDict()  # givens -> checked result
         self.frame_index = -1
         self.streaked = False  # this frame's board is held where it was, its grid streaked (``Located.streaked``)
+        self.unlike = False  # this frame's view at the board does not look like the solved page (``PageWitness``)
+        self._unlike_run = 0  # frames in a row it has not
+        self._judged: tuple[np.ndarray, Verdict] | None = None  # this frame's corners, and their verdict
         self._marks_key: tuple | None = None
         self._given_cells: tuple[str | None, np.ndarray] = (None, np.zeros(81, bool))  # givens, their inked cells
         self._marks: Marks | None = None
         # what each state does on a steady frame with the board in view
+        vote, recheck = (self._vote, self._recheck) if sized is None else (self._vote_sized, self._recheck_sized)
         self._on_steady: dict[State, Callable[[np.ndarray], np.ndarray]] = {
-            State.READING: self._vote,
-            State.SOLVING: self._vote,
-            State.UNSOLVABLE: self._vote,
-            State.SOLVED: self._recheck,
-            State.SUSPECT: self._recheck,
+            State.READING: vote,
+            State.SOLVING: vote,
+            State.UNSOLVABLE: vote,
+            State.SOLVED: recheck,
+            State.SUSPECT: recheck,
         }
 
     # ------------------------------------------------------------------ the state machine
@@ -244,6 +268,8 @@ class ARSession:
         result, givens = self.board.result, self.board.givens
         if self.state is not State.SOLVED or result is None or not result.solution or not givens:
             return None
+        if self.sized is not None:  # its answers are drawn in the page's own symbols (``sized.draw_answers``)
+            return None if self.mode == "answer" else Marks(text=SIZED_MODES)
         key = (self.mode, result.givens or givens, result.solution, self.entries(), None,
                self.ledger.doubts, self.ledger.unreadable)
         if key != self._marks_key:
@@ -251,6 +277,9 @@ class ARSession:
             if result.cages is not None:  # a killer page: answers clear of its sums, killer hints
                 self._marks = plan_killer(givens, result.solution, result.cages, self.mode)[0]
         return self._marks
+
+    def set_focus(self, puzzle: int | None) -> None:
+        """One puzzle's session: its commands go to its own puzzle, whatever was clicked (``LiveSession``)."""
 
     def clear_overrides(self) -> None:
         self.overrides.clear()
@@ -327,19 +356,15 @@ class ARSession:
             reading = read_grid(gray, corners, self.reader, lattice=lattice)
         self.cells = None
         if self.kinds is not None and self.board.oriented:
-            # the colour frame: a pen's own ink tells entries from print (kinds.ink_votes)
-            lattice = self.locator.lattice
-            colour = self.locator.colour()
-            seen = grid_views(colour, corners, lattice)
-            # the entry-digit model, asked about odd entries
-            second = EntryOpinion(self.kinds, gray, corners, lattice=lattice, warped=seen.square, colour=colour,
-                                   inks=seen.inks)
-            kinds = read_kinds(self.kinds, seen, second)
-            unreadable = self.ledger.unreadable = unreadable_cells(seen.square, kinds, reading)
-            printed, reading = reading, fuse(reading, kinds)
-            if unreadable:  # no vote from a cell this frame cannot see
-                printed, reading = unseen(printed, unreadable), unseen(reading, unreadable)
-            self.cells = CellsSeen(kinds, second, printed)
+            # the cells' kinds, read as the photo path reads them (vision.passes.KIND_PASSES), from the colour
+            # frame: a pen's own ink tells entries from print (kinds.ink_votes)
+            given = Inputs(self.locator.colour(), gray, self.reader, self.kinds, wide=False)
+            seen = run(KIND_PASSES, CellRecord(given, None, corners, self.locator.lattice, reading=reading))
+            assert seen.cell_kinds is not None and seen.second is not None and seen.printed is not None
+            assert seen.reading is not None
+            self.ledger.unreadable = seen.unreadable  # no vote from a cell this frame cannot see
+            reading = seen.reading
+            self.cells = CellsSeen(seen.cell_kinds, seen.second, seen.printed)
         return corners, reading
 
     def _vote(self, corners: np.ndarray) -> np.ndarray:
@@ -381,9 +406,16 @@ class ARSession:
         self.board.since_read = 0
         diff, hidden = self._differs(reading)
         result = self.board.result
-        if result is not None and result.cages is not None and not killer_live.same_page(
-                result, self.locator.colour(), corners, self.locator.lattice):
-            diff = 2 * self.cfg.mismatch_new  # another killer page: its sums are elsewhere
+        if result is not None and result.cages is not None:  # a killer page: its sums say which page, which way up
+            if not killer_live.same_page(result, self.locator.colour(), corners, self.locator.lattice):
+                diff = 2 * self.cfg.mismatch_new  # another killer page: its sums are elsewhere
+        elif max(diff, hidden) >= self.cfg.mismatch_new and self.board.givens:
+            # the page turned while the tracker followed its symmetric grid: read so, it is this puzzle
+            k = turn_to(self.locator.full_gray(), corners, self.board.givens, self.reader, self.locator.lattice)
+            if k:
+                corners = self.locator.turn(corners, k)
+                self._fire(Event.AGREES)
+                return corners
         if diff >= 2 * self.cfg.mismatch_new:
             self._fire(Event.DIFFERS_MUCH)
         elif diff >= self.cfg.mismatch_new:
@@ -393,6 +425,50 @@ class ARSession:
         else:
             self._fire(Event.AGREES)
         return corners
+
+    def _read_sized(self, corners: np.ndarray) -> tuple[np.ndarray, BoardResult]:
+        """A grid of another side read whole at ``corners`` (full-size pixels), on the working grey; the corners
+        come back in the puzzle's own order (a grid held upside down is read the right way up)."""
+        assert self.sized is not None
+        k = self.locator.scale
+        result = self.sized.read(self.locator.small, corners * k)
+        turned = np.asarray(result.corners, np.float32) / k if result.corners is not None else corners
+        roll = _roll_of(turned, corners)
+        if roll:
+            corners = self.locator.turn(corners, roll)
+        return corners, replace(result, corners=corners)
+
+    def _vote_sized(self, corners: np.ndarray) -> np.ndarray:
+        """READING, SOLVING, UNSOLVABLE for a grid of another side: read whole; two reads alike that solve lock it
+        (the reading is its answer: no worker)."""
+        assert self.sized is not None
+        corners, result = self._read_sized(corners)
+        self.board.since_read = 0
+        self.board.oriented = True
+        if self.sized.locks(result):
+            self._settle(result)
+        return corners
+
+    def _recheck_sized(self, corners: np.ndarray) -> np.ndarray:
+        """SOLVED, SUSPECT for a grid of another side: read again now and then; another puzzle (more than a cell
+        or two apart) is read afresh."""
+        assert self.sized is not None and self.board.givens is not None
+        self.board.since_read += 1
+        swapped = not self.sized.agrees(self.locator.small, corners * self.locator.scale, self.board.givens)
+        if self.board.since_read < self._recheck_every() and not swapped:
+            return corners
+        corners, again = self._read_sized(corners)  # on the frame its ink changed: another puzzle is read at once
+        self.board.since_read = 0
+        if self.sized.differs(again.givens, self.board.givens):
+            self._fire(Event.DIFFERS_MUCH)
+            self.sized.locks(again)  # the first of the new puzzle's two reads alike
+        else:
+            self._fire(Event.AGREES)
+        return corners
+
+    def _recheck_every(self) -> int:
+        """Frames between re-reads of a solved board (a grid of another side, read whole, less often)."""
+        return self.cfg.recheck_every if self.sized is None else max(self.cfg.recheck_every, self.sized.cfg.recheck)
 
     def _take_entries(self) -> None:
         """What the person has written, from this reading: an entry counts once two readings agree.
@@ -428,13 +504,22 @@ class ARSession:
         """Every frame, cheaply: do the inked cells still match the givens? A different puzzle
         (or a hand over this one) fails at once, and a full re-read is due on the next frame."""
         assert self.board.givens is not None
+        if self.sized is not None:
+            if self.sized.agrees(self.locator.small, corners * self.locator.scale, self.board.givens):
+                return True
+            self.board.since_read = self._recheck_every()  # another puzzle in its place, or a hand: read it now
+            return False
         if self._given_cells[0] != self.board.givens:
             cells = np.array([ch != "." for ch in self.board.givens])
             cells.flags.writeable = False
             self._given_cells = (self.board.givens, cells)
-        want = self._given_cells[1]
+        # a page partly out of view is judged on the cells in view, and too few of them judge nothing
+        seen = self.locator.seen(corners)
+        if int(seen.sum()) < SEEN_LEAST:
+            return False
+        want = self._given_cells[1] & seen
         # with a person's pen about, the print sets the ink's scale (pale print under dark pen is not gone)
-        ink = self.locator.inked(corners, expect=None if self.kinds is None else want)
+        ink = self.locator.inked(corners, expect=None if self.kinds is None else want, seen=seen) & seen
         if self.kinds is None:  # print only: any change of the ink pattern counts
             mismatch = ink != want
         else:  # new ink in an empty cell is someone writing, not another puzzle: givens gone missing count
@@ -447,6 +532,7 @@ class ARSession:
         # a board held through a streak sits a few pixels off and its print is smeared: only givens gone missing
         # in number (another puzzle) stop its drawing there, and the re-read follows once it is found again
         limit = self.cfg.pattern_mismatch if self.kinds is None or self.streaked else self.cfg.pattern_mismatch // 2
+        limit = max(3, round(limit * int(seen.sum()) / 81))  # part of a page shows part of its givens
         if int(mismatch.sum()) >= limit:
             # print a glare spot fades is not gone: another puzzle (or a hand) shows across the grid, not in a
             # spot (looked at only when it could matter: most frames match without it)
@@ -491,7 +577,24 @@ class ARSession:
             corners = self._on_steady[self.state](corners)
         timings["read"] = (time.perf_counter() - t) * 1e3
         self._poll()
-        return self._result(corners, t0, timings)
+        result = self._result(corners, t0, timings)
+        if steady and corners is not None and result.solution is not None:
+            self._remember(corners)
+        return result
+
+    def _remember(self, corners: np.ndarray) -> None:
+        """A steady, sharp frame whose drawing was confirmed by the ink: the witness keeps its look, unless it
+        looks unlike the page it knows (a page slipped in with the same pattern of givens is not learnt)."""
+        witness = self.board.witness
+        seen = self.locator.seen(corners)
+        if not seen.all():
+            return
+        squared = self.locator.squared(corners)
+        at, verdict = self._judged if self._judged is not None else (None, Verdict.UNSURE)
+        if at is None or not np.array_equal(at, corners):  # righted or re-read since it was judged
+            verdict = witness.judge(squared, seen)[0]
+        if not witness.known or verdict is Verdict.SAME:
+            witness.remember(squared)
 
     def _find(self) -> Located:
         """Where the board is, and the events that follows from it: slipped, lost, found."""
@@ -507,10 +610,14 @@ class ARSession:
         loc = self.locator.locate(self.frame_index, settled=settled, doubtful=self.state is State.UNSOLVABLE,
                                   precise=True, agreeing=not exact)
         self.streaked = loc.held and loc.streaked
+        self.unlike = False
+        self._judged = None
+        if settled and loc.corners is not None:
+            loc = self._witnessed(loc)
         if loc.held and loc.corners is not None and not self._same_pattern(loc.corners):
             # not the board blurred where it was: the givens' ink is gone, and so is the board
             loc, self.streaked = Located(None, False), False
-        if loc.slipped:
+        if loc.slipped and not self._looks_solved():
             self._fire(Event.SLIPPED)  # tracking had slipped, or another grid is in view: read again
         if loc.corners is None:
             self.locator.lattice = None
@@ -519,6 +626,63 @@ class ARSession:
         elif self.state is State.SEARCHING:
             self._fire(Event.FOUND)
         return loc
+
+    def _witnessed(self, loc: Located) -> Located:
+        """The solved page's look at the board (``ar.witness``): a page turned while the tracker blinked is righted
+        (its corners rolled to the puzzle's order); a held board needs its page, or it is gone; another page or
+        the desk where the board was stops the drawing on this frame and asks for a re-read."""
+        assert loc.corners is not None
+        verdict, k = self.board.witness.judge(self.locator.squared(loc.corners), self.locator.seen(loc.corners),
+                                              streaked=loc.held and loc.streaked)
+        self._judged = (loc.corners, verdict)
+        if verdict in (Verdict.OTHER, Verdict.UNSURE) and not loc.detected:
+            moved = self._relocated(loc.corners)
+            if moved is not None:  # tracked (or held) a cell off: the page is a cell further on
+                loc, verdict = Located(moved, False), Verdict.SAME
+                self._judged = (moved, verdict)
+        if verdict is Verdict.TURNED:
+            assert loc.corners is not None
+            return replace(loc, corners=self.locator.turn(loc.corners, k))
+        if loc.held and verdict is not Verdict.SAME:
+            return Located(None, False)
+        if loc.held and loc.corners is not None:  # held, its page there: tracked from here (while the page is seen)
+            self.locator.relocate(loc.corners)
+        self._unlike_run = self._unlike_run + 1 if verdict is Verdict.OTHER else 0
+        if self._unlike_run >= UNLIKE_GONE:
+            return Located(None, False)  # the tracker follows the desk, or a page that is not this one: gone
+        if verdict is Verdict.OTHER:
+            self.unlike = True
+        if verdict is not Verdict.SAME:  # the print decides, on the next steady frame: this page, turned, or not
+            self.board.since_read = max(self.board.since_read, self._recheck_every())
+        return loc
+
+    def _looks_solved(self) -> bool:
+        """This frame's board looks like the solved page (``_witnessed``): a detection far from the track is the
+        page moved faster than the flow could follow, not another grid."""
+        witness = self.board.witness
+        return (self._judged is not None and self._judged[1] is Verdict.SAME and witness.score is not None
+                and witness.score >= witness.cfg.solid)
+
+    def _relocated(self, corners: np.ndarray) -> np.ndarray | None:
+        """The board a cell off its page (a fast move along a periodic grid makes the flow snap to the next
+        crossing, as the grid's lines look alike): the neighbouring place whose look is the solved page's, tracked
+        from there; None when none is (a flat page only: a curled one is not moved by whole cells)."""
+        witness = self.board.witness
+        if not witness.known or self.locator.lattice is not None:
+            return None
+        best, found = witness.cfg.same, None
+        starts = [corners]
+        if self.locator.velocity is not None:  # where it would be had it moved on as it moved on the last frame
+            starts.append(corners + self.locator.velocity)
+        for start in starts:
+            for dx, dy in NEIGHBOURS:
+                at = shifted(start, dx, dy) if dx or dy else start
+                score = witness.likeness(self.locator.squared(at), self.locator.seen(at))
+                if score is not None and score >= best:
+                    best, found = score, at
+        if found is not None:
+            self.locator.relocate(found)
+        return found
 
     def _step_still(self, frame: np.ndarray) -> FrameResult:
         """A photo is its own scene, read exactly as ``ar-sudoku image`` reads it (``process_image``: grid,
@@ -534,7 +698,7 @@ class ARSession:
         self.frame_index += 1
         self._fire(Event.STILL)
         corners = res.corners
-        self.locator.still(res.lattice if res.lattice is not None and bend_of(res.lattice) >= BENT else None)
+        self.locator.still(res.lattice if res.lattice is not None and bend_of(res.lattice) >= QUADS.bent else None)
         if corners is not None and res.givens:
             self._settle(res)
             self.ledger.take_still(res.givens, res.written, res.unreadable)
@@ -543,28 +707,37 @@ class ARSession:
     def _result(self, corners: np.ndarray | None, t0: float, timings: dict[str, float],
                 check_pattern: bool = True) -> FrameResult:
         board = self.board
-        solution = None
-        if (corners is not None and self.state is State.SOLVED and board.result is not None
-                and board.givens is not None
-                and (not check_pattern or self._same_pattern(corners))):
-            solution = board.result.solution
-        message = board.result.message if board.result is not None else ""
-        marks = self.marks() if solution is not None else None
+        shown = (corners is not None and self.state is State.SOLVED and board.result is not None
+                 and board.givens is not None and not self.unlike
+                 and (not check_pattern or self._same_pattern(corners)))
+        result = board.result
+        solution = result.solution if shown and result is not None else None
+        if self.sized is not None and self.mode != "answer":
+            solution = None  # a grid of another side shows its answers only; its marks say why
+        message = result.message if result is not None else ""
+        marks = self.marks() if shown else None
         t_ms = (time.perf_counter() - t0) * 1e3
         in_view = corners is not None
         written = None
         killer = board.result is not None and board.result.cages is not None
         if self.kinds is not None and in_view and board.givens and not killer:  # a killer page's sums are no entries
             written = self.ledger.on_paper(board.givens)
-        return FrameResult(frame=self.frame_index, status=self.state, corners=corners,
+        # the status says what is shown: a solved board whose answer is held back on this frame is in doubt
+        status = State.SUSPECT if self.state is State.SOLVED and not shown else self.state
+        box, symbols = (3, 3), "1-9"
+        if self.sized is not None:  # as read (a grid read turned has its boxes turned), else as found
+            box, symbols = (result.box, result.symbols) if result is not None else (self.sized.grid.box, symbols)
+        return FrameResult(frame=self.frame_index, status=status, corners=corners,
                            givens=board.givens if in_view else None, solution=solution, t_ms=t_ms,
                            timings=timings, message=message, marks=marks,
-                           lattice=self.locator.lattice if in_view else None, written=written,
-                           cages=board.result.cages if in_view and board.result is not None else None)
+                           lattice=self.locator.lattice if in_view else None, written=written, box=box,
+                           symbols=symbols, cages=result.cages if in_view and result is not None else None)
 
     def draw(self, frame: np.ndarray, result: FrameResult) -> np.ndarray:
         """The overlay for ``result`` on ``frame`` (in place)."""
-        if result.marks is not None and result.corners is not None:
+        if result.size != 9:
+            draw_answers(frame, result)
+        elif result.marks is not None and result.corners is not None:
             self.overlay.draw_marks(frame, result.corners, result.marks, lattice=result.lattice)
         return frame
 
@@ -577,3 +750,8 @@ class ARSession:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _roll_of(turned: np.ndarray, corners: np.ndarray) -> int:
+    """The roll ``k`` with ``np.roll(corners, -k)`` nearest ``turned`` (the same quad, its first corner moved)."""
+    return min(range(4), key=lambda k: float(np.abs(np.roll(corners, -k, axis=0) - turned).max()))

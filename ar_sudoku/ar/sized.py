@@ -8,21 +8,37 @@ photo's pixels under the ink only, in the grid's bounding box.
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import cv2
 import numpy as np
 
 from ar_sudoku.ar.overlay import ANSWER, Canvas
-from ar_sudoku.ar.session import FrameResult
-from ar_sudoku.sudoku.rules import BoardResult
 from ar_sudoku.sudoku.vocabulary import is_empty
 from ar_sudoku.vision.render import put_centered
 from ar_sudoku.vision.sizes import styled
 from ar_sudoku.vision.yuv import I420, yuv_of
 
+
+class Answered(Protocol):
+    """What drawing a grid's answers needs: a photo's reading or a live frame's result alike (a protocol, so
+    this module need not import the session that imports it)."""
+
+    @property
+    def corners(self) -> np.ndarray | None: ...
+    @property
+    def givens(self) -> str | None: ...
+    @property
+    def solution(self) -> str | None: ...
+    @property
+    def symbols(self) -> str: ...
+    @property
+    def size(self) -> int: ...
+
 CELL = 64  # px a cell where the answers are drawn flat
 
 
-def draw_answers(img: Canvas, result: BoardResult | FrameResult, colour: tuple[int, int, int] = ANSWER) -> None:
+def draw_answers(img: Canvas, result: Answered, colour: tuple[int, int, int] = ANSWER) -> None:
     """Every missing value of a solved grid of any size (a photo's reading, or a live frame's puzzle), drawn on
     ``img`` in place: a BGR image, or a video's I420 frame (its Y plane, and U and V at half size)."""
     if result.corners is None or not result.solution or not result.givens:

@@ -4,27 +4,20 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from pathlib import Path
 
 import cv2
 
-from ar_sudoku.cli.common import EXIT_OK, CliError, help_format, write_image
+from ar_sudoku.cli.common import EXIT_OK, EXIT_UNSOLVED, CliError, help_format, write_image
 
 
 def run(args: argparse.Namespace) -> int:
-    from ar_sudoku.io.calibration import default_calibration_dir, save_calibration
-    from ar_sudoku.io.files import OutputError, check_output
+    from ar_sudoku.io.calibration import default_calibration_dir
+    from ar_sudoku.io.files import OutputError, check_output, ensure_folder
     from ar_sudoku.io.sources import SourceError, open_source
-    from ar_sudoku.vision.camera import (
-        CalibrationError,
-        calibrate,
-        chessboard_image,
-        find_board,
-        parse_pattern,
-        view_differs,
-    )
-    from ar_sudoku.vision.grid import to_gray
+    from ar_sudoku.vision.camera import CalibrationError, chessboard_image, parse_pattern
 
     try:
         pattern = parse_pattern(args.pattern)
@@ -43,68 +36,114 @@ def run(args: argparse.Namespace) -> int:
             or (os.altsep and os.altsep in args.name):
         raise CliError(f"--name {args.name}: give a plain name (no folders; choose the folder with --out-dir)")
     out_dir = Path(args.out_dir) if args.out_dir else default_calibration_dir()
-    if args.out_dir and not out_dir.is_dir():
-        raise CliError(f"--out-dir {out_dir}: the folder does not exist")
     path = out_dir / f"{args.name}.yaml"
     try:  # a folder that cannot be written fails now, not after the views are taken
-        out_dir.mkdir(parents=True, exist_ok=True)
+        if args.out_dir:
+            ensure_folder(out_dir)  # as image --out-dir: made inside a folder that exists, never a tree
+        else:
+            out_dir.mkdir(parents=True, exist_ok=True)  # the default place, made as a configuration folder is
         check_output(path)
     except OSError as exc:
         raise CliError(f"{out_dir}: cannot be made ({exc.strerror}); choose a folder with --out-dir") from exc
     except OutputError as exc:
         raise CliError(f"{exc}; choose a folder with --out-dir") from exc
     live = args.source.isdigit()
-    window = None
     try:
         source = open_source(args.source)
     except SourceError as exc:
         raise CliError(str(exc)) from exc
-    views: list = []
     size = (source.info.width, source.info.height)
+    stop: KeyboardInterrupt | None = None
     with source:
-        if live and not args.headless:
-            from ar_sudoku.io.window import Window, WindowError
-
-            try:
-                window = Window("ar-sudoku calibrate")
-            except WindowError as exc:
-                raise CliError(str(exc)) from exc
         try:
-            for frame in source:
-                gray = to_gray(frame)
-                if (gray.shape[1], gray.shape[0]) != size:
-                    continue  # a folder with mixed sizes: keep the first size only
-                corners = find_board(gray, pattern)
-                # photos in a folder were chosen by the user; frames of a video or camera must differ
-                if corners is not None and (source.info.kind == "images" or view_differs(corners, views, size)):
-                    views.append(corners)
-                    print(f"view {len(views)} taken", file=sys.stderr)
-                if window is not None:
-                    shown = frame.copy()
-                    if corners is not None:
-                        cv2.drawChessboardCorners(shown, pattern, corners, True)
-                    cv2.putText(shown, f"views: {len(views)}/{args.views}  (q to finish)", (10, 30),
-                                cv2.FONT_HERSHEY_SIMPLEX, 0.8, (0, 255, 0), 2)
-                    window.show(shown)
-                    if window.poll(1) & 0xFF in (ord("q"), 27):
-                        break
-                if len(views) >= args.views:
-                    break
-        except KeyboardInterrupt:
-            print("interrupted: calibrating with the views taken so far", file=sys.stderr)
-        finally:
+            views = _take_views(source, args, pattern, size, window=_window(args, live))
+        except _Stopped as exc:
+            views, stop = exc.views, exc.signal
+        except SourceError as exc:  # a camera unplugged, a stream broken mid-way: no answer (1)
+            raise CliError(str(exc), EXIT_UNSOLVED) from exc
+    return _calibrate_and_save(views, pattern, size, path, args, stop)
+
+
+class _Stopped(Exception):  # noqa: N818 - a signal that ended the collection, with what it had collected
+    def __init__(self, views: list, signal: KeyboardInterrupt):
+        super().__init__()
+        self.views, self.signal = views, signal
+
+
+def _window(args: argparse.Namespace, live: bool):
+    """The window that shows a camera's views, unless headless (or the source is a file)."""
+    if not live or args.headless:
+        return None
+    from ar_sudoku.io.window import Window, WindowError
+
+    try:
+        return Window("ar-sudoku calibrate")
+    except WindowError as exc:
+        raise CliError(str(exc)) from exc
+
+
+def _take_views(source, args: argparse.Namespace, pattern: tuple[int, int], size: tuple[int, int], window) -> list:
+    """The chessboard views found (frames of a video or camera must differ; photos were chosen); a Ctrl-C or
+    SIGTERM ends the collection as :class:`_Stopped`, holding the views taken."""
+    from ar_sudoku.vision.camera import find_board, view_differs
+    from ar_sudoku.vision.quads import to_gray
+
+    views: list = []
+    try:
+        for frame in source:
+            gray = to_gray(frame)
+            if (gray.shape[1], gray.shape[0]) != size:
+                continue  # a folder with mixed sizes: keep the first size only
+            corners = find_board(gray, pattern)
+            if corners is not None and (source.info.kind == "images" or view_differs(corners, views, size)):
+                views.append(corners)
+                print(f"view {len(views)} taken", file=sys.stderr)
             if window is not None:
-                window.close()
+                shown = frame.copy()
+                if corners is not None:
+                    cv2.drawChessboardCorners(shown, pattern, corners, True)
+                cv2.putText(shown, f"views: {len(views)}/{args.views}  (q to finish)", (10, 30),
+                            cv2.FONT_HERSHEY_SIMPLEX, 0.8, (0, 255, 0), 2)
+                window.show(shown)
+                if window.poll(1) & 0xFF in (ord("q"), 27):
+                    break
+            if len(views) >= args.views:
+                break
+    except KeyboardInterrupt as exc:
+        raise _Stopped(views, exc) from None
+    finally:
+        if window is not None:
+            window.close()
+    return views
+
+
+def _calibrate_and_save(views: list, pattern: tuple[int, int], size: tuple[int, int], path: Path,
+                        args: argparse.Namespace, stop: KeyboardInterrupt | None) -> int:
+    """Calibrate from the views and write the file. Too few views or a poor fit: no answer (1), said in one
+    line. Stopped by a signal: calibrated from the views taken when they are enough, and either way one
+    line and 130 (Ctrl-C) or 128 + the signal's number."""
+    from ar_sudoku.io.calibration import save_calibration
+    from ar_sudoku.vision.camera import CalibrationError, calibrate
+
+    code = EXIT_OK if stop is None else 128 + getattr(stop, "signum", signal.SIGINT)
+    stopped = "interrupted" if code == 130 else "terminated"
     try:
         cal = calibrate(views, pattern, args.square, size, min_views=args.min_views, max_rms=args.max_rms)
         save_calibration(path, cal)
     except CalibrationError as exc:
-        raise CliError(str(exc)) from exc
+        if stop is not None and len(views) < args.min_views:
+            raise CliError(f"{stopped} after {len(views)} chessboard views (at least {args.min_views} are needed "
+                           "to calibrate); nothing written", code) from exc
+        if stop is not None:
+            raise CliError(f"{stopped}; {exc}", code) from exc
+        raise CliError(str(exc), EXIT_UNSOLVED) from exc
     fx, fy = cal.camera_matrix[0, 0], cal.camera_matrix[1, 1]
     print(f"RMS reprojection error {cal.rms:.3f} px from {cal.views} views at {size[0]}x{size[1]}; "
           f"fx {fx:.1f} fy {fy:.1f} k1 {cal.dist[0, 0]:.4f}")
     print(f"wrote {path}; use it with --calibration {args.name}")
-    return EXIT_OK
+    if stop is not None:
+        print(f"ar-sudoku: {stopped}; calibrated from the {len(views)} views taken", file=sys.stderr)
+    return code
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

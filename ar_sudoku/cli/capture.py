@@ -27,7 +27,7 @@ from ar_sudoku.cli.frames import Log, Output, Painter, Progress, Recorder, RunSt
 from ar_sudoku.io.images import MAX_PIXELS
 
 if TYPE_CHECKING:
-    from ar_sudoku.ar.page import Page
+    from ar_sudoku.ar.live import LiveSession
     from ar_sudoku.io.sinks import JsonlLog, VideoSink
     from ar_sudoku.io.sources import FrameSource
 
@@ -38,7 +38,7 @@ class Run:
 
     stack: ExitStack
     source: FrameSource
-    session: Page
+    session: LiveSession
     painter: Painter
     outputs: list[Output] = field(default_factory=list)
     sink: VideoSink | None = None
@@ -174,22 +174,28 @@ def report(stats: RunStats, args: argparse.Namespace, run: Run, *, need_solution
     else:
         parts.append("no puzzle solved")
     if run.sink is not None and run.sink.finalized:  # only a file that is complete under its real name
-        parts.append(f"wrote {args.output}")
+        parts.append(f"wrote {args.output}" + _padded_note(run.sink))
     if run.log is not None and run.log.finalized:
-        parts.append(f"log {args.jsonl}")
+        parts.append(f"log {run.log.name}")
+    if stats.interrupted and not stats.failure:  # one line: how it was stopped, what it did, what it kept
+        how = "terminated" if signum is not None else "interrupted"
+        print(f"ar-sudoku: {how} after {'; '.join(parts)}; outputs finalized", file=sys.stderr)
+        return 128 + signum if signum is not None else 130
     print("; ".join(parts), file=sys.stderr)
     if stats.failure:
         print(f"ar-sudoku: {stats.failure}", file=sys.stderr)
         return EXIT_UNSOLVED
-    if stats.interrupted and signum is not None:
-        print("ar-sudoku: terminated; outputs finalized", file=sys.stderr)
-        return 128 + signum
-    if stats.interrupted:
-        print("ar-sudoku: interrupted; outputs finalized", file=sys.stderr)
-        return 130
     if need_solution and stats.first_solved is None:
         return EXIT_UNSOLVED
     return EXIT_OK
+
+
+def _padded_note(sink: VideoSink) -> str:
+    """An odd-sized source recorded in H.264, whose 4:2:0 colour takes even sizes only: said, with the way out."""
+    if sink.padded == sink.size:
+        return ""
+    (w, h), (pw, ph) = sink.size, sink.padded
+    return f" at {pw}x{ph} (H.264 takes even sizes; .webm or .avi keep {w}x{h})"
 
 
 @contextmanager
@@ -201,7 +207,10 @@ def log_follows_recording(args: argparse.Namespace) -> Iterator[None]:
         yield
     except SinkWriteError as exc:
         if exc.recording_removed and args.jsonl:
-            raise CliError(f"{exc}, and so was the log {args.jsonl}", exc.exit_code) from exc
+            earlier = args.jsonl != "-" and Path(args.jsonl).is_file()  # the run's own log is gone: this is older
+            said = (f"; the log was not written either ({args.jsonl} is as it was)" if earlier
+                    else f", and so was the log {args.jsonl}")
+            raise CliError(f"{exc}{said}", exc.exit_code) from exc
         raise
 
 
@@ -212,6 +221,8 @@ def run_capture(args: argparse.Namespace, spec: str | int, *, headless: bool, pr
         run = open_run(args, spec, headless=headless, progress=progress)
         with run.stack:
             stats = run_loop(run.source, run.session, run.outputs, painter=run.painter, undistort=run.undistort)
+            if stats.interrupted and run.sink is not None:
+                run.sink.stop_soon()  # a FIFO whose reader stopped reading cannot hold the stop for good
     return report(stats, args, run, need_solution=need_solution, signum=caught.signum)
 
 
@@ -220,11 +231,12 @@ def add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--output", "-o", metavar="OUT.mp4",
                    help="record the annotated video: .mp4 (H.264, plays everywhere), .webm (VP9), .mkv (H.264), "
                         ".avi (Motion JPEG); written to a new hidden .OUT.XXXXXXXX.part.mp4 beside it and renamed "
-                        "when complete (a FIFO or device is written to directly)")
+                        "when complete (a FIFO or device is written to directly, as Matroska without an extension)")
     p.add_argument("--jsonl", metavar="LOG.jsonl",
                    help="one JSON line per frame: corners, givens, solution, status; written to a hidden "
-                        ".LOG.XXXXXXXX.part.jsonl beside it and renamed at the end (to follow it live, give a FIFO "
-                        "or /dev/stdout: streamed as it runs)")
+                        ".LOG.XXXXXXXX.part.jsonl beside it and renamed at the end (a run that fails keeps an "
+                        "earlier LOG.jsonl as it was; to follow it live, give - for stdout, or a FIFO: streamed "
+                        "as it runs)")
     p.add_argument("--no-status", action="store_true", help="no fps/state box (clean demo videos)")
     p.add_argument("--show", choices=MODES, default="answer",
                    help="answer: every missing digit (default); check: mistakes only; hint: the next step only")

@@ -56,9 +56,9 @@ def same_file(a: str | Path, b: str | Path) -> bool:
     try:
         if pa.exists() and pb.exists():
             return os.path.samefile(pa, pb)
-    except OSError:
-        pass
-    return pa.resolve() == pb.resolve()
+        return pa.resolve() == pb.resolve()
+    except (OSError, RuntimeError):  # a loop of links is no file at all (refused as an output next)
+        return pa.absolute() == pb.absolute()
 
 
 def refuse_overwriting(outputs: Iterable[tuple[str, str | Path | None]], inputs: Iterable[str | Path]) -> None:

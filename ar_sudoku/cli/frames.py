@@ -32,9 +32,9 @@ import numpy as np
 from ar_sudoku.cli.common import usable_cores
 
 if TYPE_CHECKING:
+    from ar_sudoku.ar.live import LiveSession
     from ar_sudoku.ar.overlay import OverlayRenderer
-    from ar_sudoku.ar.page import Page
-    from ar_sudoku.ar.session import ARSession, FrameResult
+    from ar_sudoku.ar.session import FrameResult
     from ar_sudoku.io.sinks import JsonlLog, VideoSink
     from ar_sudoku.io.sources import FrameSource
     from ar_sudoku.io.window import Window
@@ -162,12 +162,12 @@ class Recorder:
 
 
 class Log:
-    """One JSON line a frame (``cli.records.frame_json``)."""
+    """One JSON line a frame (``io.records.frame_json``)."""
 
     needs_pixels, shows = False, False
 
     def __init__(self, log: JsonlLog):
-        from ar_sudoku.cli.records import frame_json
+        from ar_sudoku.io.records import frame_json
 
         self.log, self.line = log, frame_json
 
@@ -204,7 +204,7 @@ class Screen:
 
     needs_pixels, shows = True, True
 
-    def __init__(self, window: Window, session: ARSession | Page, painter: Painter, *, pace_fps: float | None,
+    def __init__(self, window: Window, session: LiveSession, painter: Painter, *, pace_fps: float | None,
                  still: bool):
         from ar_sudoku.io.window import UiState
 
@@ -252,8 +252,7 @@ class Screen:
             for p in result.puzzles or (result,):  # the puzzle clicked takes the corrections and hints
                 self.ui.selected = cell_at(click, p.corners)
                 if self.ui.selected is not None:
-                    if hasattr(self.session, "set_focus"):
-                        self.session.set_focus(p.puzzle)
+                    self.session.set_focus(p.puzzle)
                     break
             if self.ui.selected is not None:
                 r, c = divmod(self.ui.selected, 9)
@@ -322,7 +321,7 @@ def prepare_frame(frame: Any, *, bgr: bool, undistort: Callable[[np.ndarray], np
     return frame, None if gray is None else gray(frame)
 
 
-def run_loop(source: FrameSource, session: ARSession | Page, outputs: Sequence[Output] = (), *,
+def run_loop(source: FrameSource, session: LiveSession, outputs: Sequence[Output] = (), *,
              painter: Painter | None = None, undistort: Callable[[np.ndarray], np.ndarray] | None = None) -> RunStats:
     """Read, step and hand every frame to the outputs until the source ends or the person quits."""
     with core_for_the_recording(any(isinstance(out, Recorder) for out in outputs)):
@@ -330,7 +329,7 @@ def run_loop(source: FrameSource, session: ARSession | Page, outputs: Sequence[O
                      undistort=undistort)
 
 
-def _loop(source: FrameSource, session: ARSession | Page, *, outputs: list[Output], painter: Painter,
+def _loop(source: FrameSource, session: LiveSession, *, outputs: list[Output], painter: Painter,
           undistort: Callable[[np.ndarray], np.ndarray] | None) -> RunStats:
     from ar_sudoku.io.sources import SourceError
 
@@ -379,4 +378,8 @@ def _damage(source: FrameSource, frames: int) -> str:
     if lost:  # frames of a damaged stretch, skipped: the rest was read
         return (f"{source.info.name}: {lost} frames could not be decoded (a damaged stretch of the file, "
                 f"skipped); the other {frames} were read")
+    skipped: list[str] = getattr(source, "skipped", [])
+    if skipped:  # photos of a folder that could not be read: the recording and the log lack them
+        more = f" (and {len(skipped) - 1} more)" if len(skipped) > 1 else ""
+        return f"{skipped[0]}{more}; left out; the other {frames} were read"
     return ""

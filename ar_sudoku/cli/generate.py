@@ -56,7 +56,7 @@ def _killers(args: argparse.Namespace) -> int:
     """``--variant killer``: killer puzzles as JSON lines (what ``solve`` reads), the first drawn as a sheet."""
     import json
 
-    from ar_sudoku.cli.records import cages_json
+    from ar_sudoku.io.records import cages_json
     from ar_sudoku.sudoku.killer_generator import generate_killers
     from ar_sudoku.vision.killer_render import killer_sheet_png, killer_sheet_svg
 

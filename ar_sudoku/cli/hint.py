@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         step = next_step(board, _entries(args.entries, board), reveal_digit=args.reveal, timeout=args.timeout)
     if args.json:
-        from ar_sudoku.cli.records import step_json
+        from ar_sudoku.io.records import step_json
 
         print(json.dumps(None if step is None else step_json(step)))
     else:

@@ -29,6 +29,7 @@ from ar_sudoku.cli.common import (
     usable_cores,
 )
 from ar_sudoku.errors import ArSudokuError
+from ar_sudoku.io.files import Staged
 from ar_sudoku.io.images import MAX_PIXELS, TooManyPixels
 from ar_sudoku.sudoku.rules import BoardResult
 from ar_sudoku.sudoku.vocabulary import Status
@@ -84,6 +85,26 @@ def print_text(path: str, result: BoardResult, reveal: bool = True, label: str =
                 print(f"least sure of: {cells}" + (" ..." if len(weak) > 8 else "")
                       + ("  (fix a misread cell with --set rRcC=D)" if n <= 9 else ""))
     print()
+
+
+def debug() -> bool:
+    """``AR_SUDOKU_DEBUG=1``: the reading's passes are logged on stderr as ``--explain-reading`` prints them."""
+    return bool(os.environ.get("AR_SUDOKU_DEBUG"))
+
+
+def explain_lines(result: BoardResult) -> list[str]:
+    """``--explain-reading``: the reading's passes in order, each one's time and the cells whose reading it changed
+    (a cell as ``r3c5=g7``: its kind, ``.`` blank, ``g`` print, ``e`` pen, ``c`` pencil; its digit; ``?`` hidden by a
+    glare; then, once the entries are read, the person's part)."""
+    if not result.passes:
+        return ["  (no passes: no 9x9 grid was read)"]
+    lines = []
+    for p in result.passes:
+        cells = ", ".join(f"r{i // 9 + 1}c{i % 9 + 1}={state}" for i, state in zip(p.changed, p.states))
+        if len(p.changed) > 12:
+            cells = ", ".join(cells.split(", ")[:12]) + f" ... ({len(p.changed)} cells)"
+        lines.append(f"  {p.name:<16}{p.ms:8.1f} ms  {cells}".rstrip())
+    return lines
 
 
 def styled_grid(text: str, box: tuple[int, int], symbols: str) -> str:
@@ -209,21 +230,37 @@ def encode_image(path: Path, img) -> bytes:
     return buf.tobytes()
 
 
-def write_encoded(done: PhotoDone) -> PhotoDone:
-    """Write a photo's encoded annotation (main process) through :func:`ar_sudoku.io.files.output`: under a
-    temporary name renamed into place (a FIFO or device written directly). Whatever stops it (a full disk,
-    Ctrl-C) removes the temporary file: only a whole image takes the name."""
-    from ar_sudoku.errors import ArSudokuError
-    from ar_sudoku.io import files
+def stage(done: PhotoDone) -> tuple[PhotoDone, Staged | None]:
+    """Write a photo's encoded annotation (main process) under a temporary name beside its target, or
+    into its FIFO or device (once a reader opens it), through :class:`ar_sudoku.io.files.Staged`.
 
+    Done before the section that renames and reports it, so that Ctrl-C and SIGTERM stop a wait for a
+    FIFO's reader; whatever stops it (a full disk, a signal) removes the temporary file."""
     if done.dest is None or done.encoded is None:
-        return done
-    dest = Path(done.dest)
+        return done, None
     try:
-        files.write_bytes(dest, done.encoded)
+        staged = Staged(done.dest)  # removes its temporary file itself when it fails or is stopped
     except ArSudokuError as exc:
-        return replace(done, encoded=None, write_error=CliError(str(exc), EXIT_UNSOLVED))
-    return replace(done, encoded=None, wrote=str(dest))
+        return replace(done, encoded=None, write_error=CliError(str(exc), EXIT_UNSOLVED)), None
+    try:
+        staged.write(done.encoded)
+    except ArSudokuError as exc:
+        return replace(done, encoded=None, write_error=CliError(str(exc), EXIT_UNSOLVED)), None
+    except BaseException:
+        staged.discard()
+        raise
+    return replace(done, encoded=None), staged
+
+
+def commit(done: PhotoDone, staged: Staged | None) -> PhotoDone:
+    """The staged image renamed into place: only a whole image takes the name."""
+    if staged is None:
+        return done
+    try:
+        staged.commit()
+    except ArSudokuError as exc:
+        return replace(done, write_error=CliError(str(exc), EXIT_UNSOLVED))
+    return replace(done, wrote=str(staged.path))
 
 
 # Worker processes pay for their start (an interpreter and the models each) only on enough work. The work is
@@ -274,7 +311,10 @@ def check_out_dir_names(photos: list[Path], out_dir: str) -> None:
             if (st.st_dev, st.st_ino) in inputs:
                 raise CliError(f"--out-dir: {src} would be written to {dest}, which is one of the photos read; "
                                "choose another --out-dir (no file was touched)")
-        key = dest.resolve()
+        try:
+            key = dest.resolve()
+        except (OSError, RuntimeError):  # a loop of links: the folder is refused next, in one line
+            key = dest.absolute()
         if key in taken:
             raise CliError(f"--out-dir: {taken[key]} and {src} would both be written to {dest}; rename one "
                            "or run them with separate --out-dir folders (no file was touched)")
@@ -347,18 +387,11 @@ def run(args: argparse.Namespace) -> int:
     if args.output and len(photos) > 1:
         raise CliError("-o/--output takes one photo; use --out-dir DIR for several")
     if args.out_dir:
-        d = Path(args.out_dir)
-        if d.exists() and not d.is_dir():
-            raise CliError(f"--out-dir {d}: not a folder")
+        from ar_sudoku.io.files import OutputError, ensure_folder
+
         check_out_dir_names(photos, args.out_dir)
         try:
-            d.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise CliError(f"--out-dir {d}: cannot be made ({exc.strerror})") from exc
-        from ar_sudoku.io.files import OutputError, check_folder
-
-        try:
-            check_folder(d)  # a read-only folder is refused before any work
+            ensure_folder(Path(args.out_dir))  # made in a folder that exists, never a tree; not read-only
         except OutputError as exc:
             raise CliError(f"--out-dir {exc}") from exc
     if args.output:
@@ -381,27 +414,39 @@ def run(args: argparse.Namespace) -> int:
         load_named(args.calibration)  # a bad calibration fails once, before any photo
     DigitReader(args.model)  # likewise a missing model
     KindReader()
-    code = EXIT_OK
+    code, read = EXIT_OK, False
     # closed on the way out, whatever the road: the worker processes stop with the command
     with contextlib.closing(_photos_in_order(photos, job, jobs)) as outcomes:
         for done in outcomes:
-            with signals.held():  # the image written and reported, or neither
-                code = max(code, _report(write_encoded(done), args, show))
-    return code
+            staged = None
+            try:
+                done, staged = stage(done)
+                with signals.held():  # the image renamed into place and reported, or neither
+                    code = max(code, _report(commit(done, staged), args, show))
+            except BaseException:
+                if staged is not None:
+                    staged.discard()
+                raise
+            read = read or any(a.result.status != Status.ERROR for a in done.analyses)
+    # no photo could be read at all: bad input, and nothing was done; some among others: those had no answer
+    return code if read else EXIT_BAD_INPUT
 
 
 def _report(done: PhotoDone, args: argparse.Namespace, show: Mode) -> int:
     """Print one photo's outcome, puzzle by puzzle; its exit code."""
-    from ar_sudoku.cli.records import photo_json
+    from ar_sudoku.io.records import photo_json
 
     code = EXIT_OK
     several = len(done.analyses) > 1 or args.puzzle is not None
     for k, analysis in enumerate(done.analyses):
         result, marks = analysis.result, analysis.marks
         index = args.puzzle if args.puzzle is not None else k
-        # a photo that cannot be read is bad input (2); one read without an answer is 1
-        code = max(code, EXIT_BAD_INPUT if result.status == Status.ERROR else EXIT_OK if result.status == Status.SOLVED
-                   else EXIT_UNSOLVED)
+        # a photo that cannot be read, or one read without an answer: 1 (run() makes it 2 when none could be read)
+        code = max(code, EXIT_OK if result.status == Status.SOLVED else EXIT_UNSOLVED)
+        if args.explain_reading or debug():
+            label = f" puzzle {index}" if several else ""
+            print(f"{done.src}{label}: the reading's passes", *explain_lines(result), sep="\n",
+                  file=sys.stderr if args.json or not args.explain_reading else sys.stdout, flush=True)
         if args.json:
             obj = photo_json(analysis, done.src)
             # which puzzle of the page (in reading order); none when no grid was found or the photo is unreadable
@@ -433,7 +478,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         **help_format(
             "Find the puzzles in each photo (a page of several: each one), read their digits, solve them, and "
             "(with -o or --out-dir) write the photo with the solved digits drawn in the empty cells. Exit 0 when every "
-            "photo is solved, 1 when any is not (no grid, unreadable, no solution), 2 for bad usage.",
+            "photo is solved, 1 when any is not (no grid, unreadable, no solution), 2 for bad usage or when no "
+            "photo could be read.",
             "  ar-sudoku image samples/photo.jpg -o solved.png\n"
             "  ar-sudoku image photos/ --out-dir out/ --json > results.jsonl   # a folder: every photo in it\n"
             "  ar-sudoku image samples/photo.jpg --set r3c5=7 --set r1c1=0   # correct a misread cell\n"
@@ -444,8 +490,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     where = p.add_mutually_exclusive_group()
     where.add_argument("-o", "--output", metavar="OUT.png", help="the annotated photo (one photo only)")
     where.add_argument("--out-dir", metavar="DIR",
-                       help="write PHOTO_solved.png for each photo here (refused when a name would be an input's, "
-                            "or two photos' names would meet)")
+                       help="write PHOTO_solved.png for each photo into this folder, made when missing inside a "
+                            "folder that exists (refused when a name would be an input's, or two photos' names "
+                            "would meet)")
     p.add_argument("--json", action="store_true",
                    help="one JSON object per puzzle on stdout (a page of several: one per puzzle, each with its "
                         "'puzzle' index, in reading order)")
@@ -466,6 +513,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
                    help="read photos in N processes (default: one per core when there is a second or more of "
                         "work, judged from the files' sizes, else 1; the output order is kept)")
+    p.add_argument("--explain-reading", action="store_true",
+                   help="print the reading's named passes in order, each one's time (ms) and the cells it changed "
+                        "(on stderr with --json; AR_SUDOKU_DEBUG=1 prints them on stderr too)")
     p.add_argument("--max-pixels", type=pixel_count, default=MAX_PIXELS, metavar="N", help=MAX_PIXELS_HELP)
     p.set_defaults(func=run)
 

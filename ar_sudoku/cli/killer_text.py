@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from ar_sudoku.sudoku.killer import Killer, is_killer_line, parse_killer_line
@@ -32,40 +33,46 @@ def split_killers(text: str) -> tuple[str, list[Killer], list[PuzzleFormatError]
     return "\n".join(lines), killers, errors
 
 
-def solve_one(args: argparse.Namespace, killer: Killer, label: str, index: int | None) -> bool:
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+def solve_one(args: argparse.Namespace, killer: Killer, label: str, index: int | None,
+              say: Callable[[str], None] = _stderr) -> bool:
     """``solve`` for one killer puzzle (plain, ``--pretty``, ``--count``, ``--explain`` or ``--json``); False when
-    it has no answer."""
+    it has no answer. ``say``: a line for stderr (above ``solve``'s progress bar)."""
     from ar_sudoku.sudoku.killer_solver import count_killer, solve_killer
 
     if args.explain or args.json:
-        return _explain(args, killer, label, index)
+        return _explain(args, killer, label, index, say)
     if args.count:
         res = count_killer(killer, 2, args.timeout)
         print(res.label)
         if res.count == 0 and not res.complete:
-            print(f"{label}: timed out after {args.timeout:g} s", file=sys.stderr)
+            say(f"{label}: timed out after {args.timeout:g} s")
         return res.count > 0
     result = solve_killer(killer, args.timeout)
     if result.status != Status.SOLVED or result.solution is None:
-        print(f"{label}: {result.message}", file=sys.stderr)
+        say(f"{label}: {result.message}")
         if not args.pretty:
             print()  # keep output line k = puzzle k
         return False
     print(format_grid(result.solution) + "\n" if args.pretty else result.solution)
     if args.png:
-        write_png(args.png, killer, result.solution, index)
+        write_png(args.png, killer, result.solution, index, say)
     return True
 
 
-def _explain(args: argparse.Namespace, killer: Killer, label: str, index: int | None) -> bool:
-    from ar_sudoku.cli.records import cages_json, killer_explanation_json
+def _explain(args: argparse.Namespace, killer: Killer, label: str, index: int | None,
+             say: Callable[[str], None]) -> bool:
+    from ar_sudoku.io.records import cages_json, killer_explanation_json
     from ar_sudoku.sudoku.killer_logic import explain_killer
-    from ar_sudoku.sudoku.logic import NoSolutionError
+    from ar_sudoku.sudoku.steps import NoSolutionError
 
     try:
         e = explain_killer(killer, args.timeout)
     except NoSolutionError as exc:
-        print(f"{label}: {exc}", file=sys.stderr)
+        say(f"{label}: {exc}")
         if args.json:
             print(json.dumps({"puzzle": killer.to_string(), "givens": killer.to_string(), "size": 9, "box": "3x3",
                               "cages": cages_json(killer.cages), "solution": None, "logical": False, "rating": None,
@@ -80,11 +87,12 @@ def _explain(args: argparse.Namespace, killer: Killer, label: str, index: int | 
         print(f"rating: {e.rating} (hardest step: {e.hardest or 'none'}); {how}")
         print(format_grid(e.solution) + "\n" if args.pretty else e.solution)
     if args.png:
-        write_png(args.png, killer, e.solution, index)
+        write_png(args.png, killer, e.solution, index, say)
     return True
 
 
-def write_png(out: str, killer: Killer, solution: str, index: int | None) -> None:
+def write_png(out: str, killer: Killer, solution: str, index: int | None,
+              say: Callable[[str], None] = _stderr) -> None:
     """The solved killer grid as a picture: cages, sums, givens, and the answers in blue."""
     from ar_sudoku.cli.common import write_image
     from ar_sudoku.vision.killer_render import killer_image
@@ -93,4 +101,4 @@ def write_png(out: str, killer: Killer, solution: str, index: int | None) -> Non
     if index is not None:
         path = path.with_name(f"{path.stem}_{index}{path.suffix}")
     write_image(path, killer_image(killer, solution))
-    print(f"wrote {path}", file=sys.stderr)
+    say(f"wrote {path}")

@@ -10,6 +10,7 @@ import argparse
 import importlib
 from pathlib import Path
 
+from ar_sudoku.cli import signals
 from ar_sudoku.cli.common import EXIT_INTERRUPTED, EXIT_OK, CliError, help_format
 
 WEB_MODULES = ("starlette", "uvicorn", "multipart", "cryptography")
@@ -39,6 +40,21 @@ def _addresses(host: str, port: int, scheme: str) -> tuple[str, list[str]]:
     return f"{scheme}://{shown}:{port}/", [f"{scheme}://{shown}:{port}/"]
 
 
+def _why(exc: OSError, args: argparse.Namespace) -> str:
+    """What to do about a socket that could not listen: another port only when the port is the trouble."""
+    import errno
+    import socket
+
+    if exc.errno == errno.EADDRINUSE:
+        return f" (another server on that port? try --port {args.port + 1})"
+    if exc.errno == errno.EACCES and 0 < args.port < 1024:
+        return " (ports below 1024 need root; try --port 8000)"
+    if isinstance(exc, socket.gaierror) or exc.errno in (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT, errno.EINVAL):
+        return (f" (--host {args.host} is not an address of this computer: 127.0.0.1 for this computer only, "
+                "0.0.0.0 for every network)")
+    return ""
+
+
 def run(args: argparse.Namespace) -> int:
     _check_extra()
     from ar_sudoku.web.app import WebConfig, create_app
@@ -52,8 +68,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         sock = bind(args.host, args.port)
     except OSError as exc:
-        raise CliError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc} "
-                       f"(another server on that port? try --port {args.port + 1})") from exc
+        raise CliError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}{_why(exc, args)}") from exc
     port = sock.getsockname()[1]
     certfile = keyfile = None
     scheme = "https" if args.https else "http"
@@ -90,9 +105,9 @@ def run(args: argparse.Namespace) -> int:
                          log_level="info" if args.verbose else "warning")
     try:
         server.run(sockets=[sock])
-    except KeyboardInterrupt:  # uvicorn re-raises the Ctrl-C it shut down on: stopped cleanly, exit 130
+    except KeyboardInterrupt as exc:  # uvicorn re-raises the signal it shut down on: stopped cleanly
         print("ar-sudoku: server stopped")
-        return EXIT_INTERRUPTED
+        return 128 + exc.signum if isinstance(exc, signals.Terminated) else EXIT_INTERRUPTED  # SIGTERM: 143
     finally:
         sock.close()
     return EXIT_OK

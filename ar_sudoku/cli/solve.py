@@ -19,9 +19,10 @@ from ar_sudoku.cli.common import (
     write_image,
 )
 from ar_sudoku.sudoku.killer import Killer
-from ar_sudoku.sudoku.logic import NoSolutionError, explain
+from ar_sudoku.sudoku.logic import explain
 from ar_sudoku.sudoku.solver import (
     SYMBOLS,
+    ZERO_F,
     Board,
     Box,
     PuzzleFormatError,
@@ -32,6 +33,7 @@ from ar_sudoku.sudoku.solver import (
     parse_puzzles_lenient,
     solve,
 )
+from ar_sudoku.sudoku.steps import NoSolutionError
 from ar_sudoku.sudoku.vocabulary import Status
 
 
@@ -43,9 +45,7 @@ def box_arg(text: str) -> Box:
         raise argparse.ArgumentTypeError(str(exc)) from exc
 
 
-ZERO_F = "0123456789ABCDEF"  # the other way 16x16 grids are printed: 0-F, '.' blank
-TO_INTERNAL = str.maketrans(ZERO_F + ZERO_F.lower(), SYMBOLS[:16] * 2)
-FROM_INTERNAL = str.maketrans(SYMBOLS[:16], ZERO_F)
+FROM_INTERNAL = str.maketrans(SYMBOLS[:16], ZERO_F)  # solutions printed the way 0-F puzzles are written
 SYMBOLS_HELP = ("how 16x16 symbols are written: 1-G (1-9 then A-G, '.' or 0 blank; the default) or 0-F "
                 "(0-9 then A-F, '.' blank); solutions are printed the same way")
 
@@ -53,10 +53,31 @@ BOX_HELP = ("one box's rows x columns: 2x3 (the default for 6x6) or 3x2 for 6x6 
             "tall boxes; 2x2, 3x3 and 4x4 are the only boxes of 4x4, 9x9 and 16x16")
 
 
+def read_stdin() -> str:
+    """The puzzles on stdin; a closed stdin (``<&-``) is bad input, said in one line."""
+    stream = sys.stdin
+    if stream is None or getattr(stream, "closed", False):
+        raise CliError("stdin is closed; give the puzzles on stdin, in a file, or as an argument")
+    buffer = getattr(stream, "buffer", None)
+    try:
+        return stream.read() if buffer is None else puzzle_text(buffer.read(), "stdin")
+    except OSError as exc:  # stdin on a descriptor that cannot be read (a folder, a closed socket)
+        raise CliError(f"stdin cannot be read ({exc.strerror or exc})") from exc
+
+
+def puzzle_text(data: bytes, source: str) -> str:
+    """Puzzle text from bytes: UTF-8 (a byte-order mark ignored), a line that is not UTF-8 kept with its
+    stray bytes as they are (the parser names that line and column, and the other lines are solved);
+    a file with a NUL byte is no text at all."""
+    if b"\0" in data:
+        raise CliError(f"{source}: not a text file (puzzles are lines of digits and '.')")
+    return data.decode("utf-8-sig", errors="surrogateescape")
+
+
 def read_puzzle_arg(arg: str) -> str:
     """The puzzle text behind PUZZLE|FILE|-: stdin, a file's text, or the argument itself."""
     if arg == "-":
-        return sys.stdin.read()
+        return read_stdin()
     if not arg.strip():
         raise CliError("the puzzle is empty; give 81 characters ('.' or 0 for blanks) or a file")
     path = Path(arg)
@@ -68,9 +89,7 @@ def read_puzzle_arg(arg: str) -> str:
         raise CliError(f"{arg}: is a folder; give a puzzle file or an 81-character puzzle")
     if is_file:
         try:
-            return path.read_text(encoding="utf-8-sig")  # a byte-order mark (Windows editors) is not a symbol
-        except UnicodeDecodeError as exc:
-            raise CliError(f"{arg}: not a text file (puzzles are lines of digits and '.')") from exc
+            return puzzle_text(path.read_bytes(), arg)
         except OSError as exc:
             raise CliError(f"{arg}: cannot read ({exc.strerror})") from exc
     stripped = arg.strip()
@@ -99,12 +118,11 @@ def parse_boards(arg: str, lenient: bool = False, box: Box | None = None,
     if symbols == "0-F":
         every: list[Puzzle] = [*parse_puzzles_lenient(text, box)[0], *killers]
         other = next((b for b in every if b.size != 16), None)
-        if other is not None:  # found before the symbols are changed, so its size is the one written
+        if other is not None:  # the sizes as written, before the 0-F alphabet is applied
             where = f" (line {other.line})" if other.line else ""
             raise CliError(f"{source}: --symbols 0-F is for 16x16 puzzles; this one{where} is "
                            f"{other.size}x{other.size}")
-        text = text.translate(TO_INTERNAL)
-    boards, bad = parse_puzzles_lenient(text, box)
+    boards, bad = parse_puzzles_lenient(text, box, symbols=ZERO_F if symbols == "0-F" else SYMBOLS)
     errors = sorted(errors + bad, key=lambda e: e.line or 0)
     found: list[Puzzle] = sorted([*boards, *killers], key=lambda b: b.line or 0)
     if errors and (not lenient or not found):
@@ -121,59 +139,103 @@ def parse_boards(arg: str, lenient: bool = False, box: Box | None = None,
     return found, errors
 
 
+class Progress:
+    """A bar on stderr while many puzzles are solved (``solve big.txt > out.txt`` on a terminal): shown after
+    half a second, gone at the end. None when stderr is not a terminal, or when stdout is one too (the
+    solutions scrolling by say how far it got). Lines for stderr go through :meth:`say`, above the bar."""
+
+    DELAY = 0.5  # seconds before the bar shows: a quick run never draws it
+
+    def __init__(self, total: int):
+        self.bar = None
+        if total > 1 and _is_terminal(sys.stderr) and not _is_terminal(sys.stdout):
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, unit="puzzle", delay=self.DELAY, leave=False, dynamic_ncols=True,
+                            file=sys.stderr)
+
+    def step(self) -> None:
+        if self.bar is not None:
+            self.bar.update()
+
+    def say(self, line: str) -> None:
+        if self.bar is not None:
+            self.bar.write(line, file=sys.stderr)
+        else:
+            print(line, file=sys.stderr)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _is_terminal(stream: object) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty and isatty())
+    except ValueError:  # closed
+        return False
+
+
 def run(args: argparse.Namespace) -> int:
     if args.png:
         check_image_out(Path(args.png))  # refused before any work: a bad name, a missing or read-only folder
     boards, bad = parse_boards(args.puzzle, lenient=True, box=args.box, symbols=args.symbols)
-    shown = (lambda text: text.translate(FROM_INTERNAL)) if args.symbols == "0-F" else (lambda text: text)
     if (args.explain or args.json) and args.count:
         raise CliError("--count and --explain/--json do not go together; choose one")
     code = EXIT_UNSOLVED if bad else EXIT_OK  # the good puzzles are solved; the bad ones were named
-    for k, board in enumerate(boards, 1):
-        label = f"puzzle {k}" + (f" (line {board.line})" if board.line and len(boards) > 1 else "")
-        if isinstance(board, Killer):
-            if not killer_text.solve_one(args, board, label, k if len(boards) > 1 else None):
+    progress = Progress(len(boards))
+    try:
+        for k, board in enumerate(boards, 1):
+            if not _solve_one(args, board, k, len(boards), progress.say):
                 code = EXIT_UNSOLVED
-            continue
-        if args.explain or args.json:
-            if not _explain(args, board, label, k if len(boards) > 1 else None, shown):
-                code = EXIT_UNSOLVED
-            continue
-        if args.count:
-            res = count_solutions(board, 2, args.timeout)
-            print(res.label)
-            if res.count == 0:
-                code = EXIT_UNSOLVED
-                if not res.complete:
-                    print(f"{label}: timed out after {args.timeout:g} s", file=sys.stderr)
-            continue
-        result = solve(board, args.timeout)
-        if result.status != Status.SOLVED:
-            print(f"{label}: {result.message}", file=sys.stderr)
-            code = EXIT_UNSOLVED
-            if not args.pretty:
-                print()  # keep output line k = puzzle k
-            continue
-        assert result.solution is not None
-        print(shown(format_grid(result.solution, board.box) + "\n" if args.pretty else result.solution))
-        if args.png:
-            _write_png(args.png, board, result.solution, k if len(boards) > 1 else None)
+            progress.step()
+    finally:
+        progress.close()
     return code
 
 
+def _solve_one(args: argparse.Namespace, board: Puzzle, k: int, n: int, say: Callable[[str], None]) -> bool:
+    """Print puzzle ``k`` of ``n`` as the options ask; False when it has no answer."""
+    shown = (lambda text: text.translate(FROM_INTERNAL)) if args.symbols == "0-F" else (lambda text: text)
+    label = f"puzzle {k}" + (f" (line {board.line})" if board.line and n > 1 else "")
+    index = k if n > 1 else None
+    if isinstance(board, Killer):
+        return killer_text.solve_one(args, board, label, index, say)
+    if args.explain or args.json:
+        return _explain(args, board, label, index, shown, say)
+    if args.count:
+        res = count_solutions(board, 2, args.timeout)
+        print(res.label)
+        if res.count == 0 and not res.complete:
+            say(f"{label}: timed out after {args.timeout:g} s")
+        return res.count != 0
+    result = solve(board, args.timeout)
+    if result.status != Status.SOLVED:
+        say(f"{label}: {result.message}")
+        if not args.pretty:
+            print()  # keep output line k = puzzle k
+        return False
+    assert result.solution is not None
+    print(shown(format_grid(result.solution, board.box) + "\n" if args.pretty else result.solution))
+    if args.png:
+        _write_png(args.png, board, result.solution, index, say)
+    return True
+
+
 def _explain(args: argparse.Namespace, board: Board, label: str, index: int | None,
-             shown: Callable[[str], str]) -> bool:
+             shown: Callable[[str], str], say: Callable[[str], None]) -> bool:
     """Print one puzzle's steps (``--explain``) or its JSON object (``--json``); False when it has no answer."""
     try:
         e = explain(board, args.timeout)
     except NoSolutionError as exc:
-        print(f"{label}: {exc}", file=sys.stderr)
+        say(f"{label}: {exc}")
         if args.json:  # one object per puzzle, even without an answer
             print(json.dumps({"puzzle": shown(board.to_string()), "size": board.size, "box": box_label(board.box),
                               "solution": None, "logical": False, "rating": None, "steps": [], "error": str(exc)}))
         return False
     if args.json:
-        from ar_sudoku.cli.records import explanation_json
+        from ar_sudoku.io.records import explanation_json
 
         obj = explanation_json(e)
         print(json.dumps({**obj, "puzzle": shown(obj["puzzle"]), "solution": shown(obj["solution"])}))
@@ -184,18 +246,18 @@ def _explain(args: argparse.Namespace, board: Board, label: str, index: int | No
         print(f"rating: {e.rating} (hardest step: {e.hardest or 'none'}); {how}")
         print(shown(format_grid(e.solution, board.box) + "\n" if args.pretty else e.solution))
     if args.png:
-        _write_png(args.png, board, e.solution, index)
+        _write_png(args.png, board, e.solution, index, say)
     return True
 
 
-def _write_png(out: str, board: Board, solution: str, index: int | None) -> None:
+def _write_png(out: str, board: Board, solution: str, index: int | None, say: Callable[[str], None]) -> None:
     from ar_sudoku.vision.render import board_image
 
     path = Path(out)
     if index is not None:
         path = path.with_name(f"{path.stem}_{index}{path.suffix}")
     write_image(path, board_image(board.to_string(), solution, cell=60 if board.size <= 9 else 40, box=board.box))
-    print(f"wrote {path}", file=sys.stderr)  # stdout keeps one line a puzzle
+    say(f"wrote {path}")  # stdout keeps one line a puzzle
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

@@ -7,11 +7,20 @@ blue or red pen tells entries from print) but not 12 MP: the grid is
 searched at 640 px and cells are cut at 32-64 px each. So a photo that is
 only read is decoded at half size when that still leaves a long side of at
 least ``MIN_SIDE``; one that will be annotated is decoded in full.
+
+libpng prints its own line on the process's stderr (``libpng error: IHDR: CRC error``) when a PNG
+is damaged, before OpenCV hands back nothing; that line is caught here and becomes part of ours.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import struct
+import sys
+import tempfile
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -102,6 +111,40 @@ class Photo:
     scale: float = 1.0
 
 
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+_STDERR = threading.Lock()  # one decode at a time borrows the process's stderr
+
+
+@contextlib.contextmanager
+def c_library_lines(catch: bool = True) -> Iterator[list[str]]:
+    """The lines a C library prints on the process's stderr (descriptor 2) while the block runs, kept
+    (in the list yielded, once it ends) instead of printed: libpng's own error line would come before
+    ours. Python's ``sys.stderr`` is flushed first, so nothing of ours is caught."""
+    said: list[str] = []
+    if not catch:
+        yield said
+        return
+    with _STDERR, tempfile.TemporaryFile() as caught:
+        with contextlib.suppress(ValueError, OSError):
+            sys.stderr.flush()
+        saved = os.dup(2)
+        os.dup2(caught.fileno(), 2)
+        try:
+            yield said
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            caught.seek(0)
+            said += [ln.strip() for ln in caught.read().decode("utf-8", "replace").splitlines() if ln.strip()]
+
+
+def _library_reason(lines: list[str]) -> str:
+    """libpng's own words, as a reason in our line (``libpng error: IHDR: CRC error`` -> ``IHDR: CRC error``)."""
+    if not lines:
+        return ""
+    return f": {lines[-1].removeprefix('libpng error:').strip()}"
+
+
 def decode_image(data: bytes | np.ndarray, full: bool = True, max_pixels: int | None = None) -> Photo:
     """Decode image bytes (JPEG, PNG, ...) to BGR; unless ``full``, at half size when that loses nothing.
 
@@ -114,25 +157,32 @@ def decode_image(data: bytes | np.ndarray, full: bool = True, max_pixels: int | 
     if max_pixels is not None and w * h > max_pixels:
         raise TooManyPixels(w, h, max_pixels)
     img = None
+    png = bytes(buf[:8]) == PNG_SIGNATURE
     # a photo whose header says a half-size decode would be too small is decoded once, in full
     if not full and (w == 0 or (max(w, h) + 1) // 2 >= MIN_SIDE):
-        try:
-            img = cv2.imdecode(buf, cv2.IMREAD_REDUCED_COLOR_2)
-        except cv2.error:  # too small to halve (1x1)
-            img = None
+        with c_library_lines(png):
+            img = _imdecode(buf, cv2.IMREAD_REDUCED_COLOR_2)  # None too when too small to halve (1x1)
         if img is not None and max(img.shape[:2]) >= MIN_SIDE:
             if max_pixels is not None and 4 * img.shape[0] * img.shape[1] > max_pixels:
                 raise TooManyPixels(2 * img.shape[1], 2 * img.shape[0], max_pixels)
             return Photo(img, 2.0)
-    try:
-        img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
-    except cv2.error:  # a size OpenCV refuses, said over several lines
-        img = None
+    with c_library_lines(png) as said:
+        img = _imdecode(buf, cv2.IMREAD_COLOR)
     if img is None:
+        if png and said:
+            raise ImageError(f"a damaged PNG{_library_reason(said)}")
         raise ImageError("not an image OpenCV can read (corrupt, unknown format, or too large)")
     if max_pixels is not None and img.shape[0] * img.shape[1] > max_pixels:  # a kind whose header was not read
         raise TooManyPixels(img.shape[1], img.shape[0], max_pixels)
     return Photo(img)
+
+
+def _imdecode(buf: np.ndarray, flags: int) -> np.ndarray | None:
+    """OpenCV's decode, None for what it cannot decode (a size it refuses it says over several lines)."""
+    try:
+        return cv2.imdecode(buf, flags)
+    except cv2.error:
+        return None
 
 
 def read_image(path: Path, full: bool = True, max_pixels: int | None = None) -> Photo:

@@ -7,7 +7,10 @@ the target (``.NAME.XXXXXXXX.part.EXT``, made by ``mkstemp``: never an existing
 file) and rename it into place only once complete, so the real name never
 holds half a file, and an existing file of that name survives a failed run. A
 target that is not a regular file (a FIFO, ``/dev/null``, ``/dev/stdout``) is
-written to directly and never renamed over (``io.files``).
+written to directly and never renamed over (``io.files``); a FIFO is opened
+here, on the main thread, where Ctrl-C and SIGTERM can stop the wait for its
+reader. A log whose run failed (an exception other than a stop, or no line at
+all) is removed rather than renamed: an earlier log of that name is kept.
 
 The video is encoded with PyAV (FFmpeg) on a writer thread fed by a small
 bounded queue: encoding overlaps the frame loop, and the loop waits only when
@@ -22,7 +25,10 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import queue
+import stat
+import sys
 import threading
 import time
 from collections.abc import Callable, Collection
@@ -57,14 +63,16 @@ class SinkWriteError(SinkError):
     """A write that failed mid-run (a full disk): exit 1 as the README says.
 
     ``recording_removed``: a recording's partial file could not be kept playable and was removed (the
-    JSONL log beside it is then removed too, so no log describes frames that no file holds).
+    JSONL log beside it is then removed too, so no log describes frames that no file holds). ``kept``:
+    the frames a recording kept, playable, after the failure (its log is kept with it).
     """
 
     exit_code = 1
 
-    def __init__(self, message: str, recording_removed: bool = False):
+    def __init__(self, message: str, recording_removed: bool = False, kept: int = 0):
         super().__init__(message)
         self.recording_removed = recording_removed
+        self.kept = kept
 
 
 @dataclass(frozen=True)
@@ -101,14 +109,35 @@ VIDEO_EXT: dict[str, VideoCodec] = {".mp4": _H264_MP4, ".m4v": _H264_MP4, ".mov"
                                     ".webm": _VP9, ".avi": _MJPEG}
 
 QUEUE_FRAMES = 4  # frames waiting for the encoder; small so memory stays flat and Ctrl-C loses little
+STREAM_PATIENCE = 2.0  # seconds a stopped run waits for a FIFO's reader to take what is left
+# a FIFO or device named without a video extension (/dev/null, /dev/stdout) gets Matroska: it streams
+STREAM_EXT = ".mkv"
+# encoders that take any size; x264's 4:2:0 takes even sizes only (its cropping is in 2-pixel units too)
+ANY_SIZE = ("libvpx-vp9", "mjpeg")
+STDOUT = "-"  # --jsonl -: the log on stdout
 
 
 def check_writable(path: Path, kinds: Collection[str] | None = None) -> None:
-    """Refuse an output up front (bad extension, a missing or read-only folder, a folder) before any slow work."""
+    """Refuse an output up front (bad extension, a missing or read-only folder, a folder) before any slow work.
+
+    A FIFO or device without a video extension is taken (written as Matroska); ``-`` is stdout."""
+    if str(path) == STDOUT:
+        return
+    if kinds is not None and files.is_stream(path) and path.suffix.lower() not in kinds:
+        kinds = None
     try:
         files.check_output(path, kinds)
     except files.OutputError as exc:
         raise SinkError(str(exc)) from exc
+
+
+def _is_fifo(path: Path) -> bool:
+    """A FIFO or socket: opened here, since its open waits for a reader (a device's does not)."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
 def temporary_for(path: Path) -> Path:
@@ -152,14 +181,24 @@ class VideoSink:
         self.size = (int(size[0]), int(size[1]))
         if self.size[0] < 2 or self.size[1] < 2:
             raise SinkError(f"{self.path}: a {self.size[0]}x{self.size[1]} video cannot be encoded")
-        self.codec = VIDEO_EXT[self.path.suffix.lower()]
+        self.ext = self.path.suffix.lower() if self.path.suffix.lower() in VIDEO_EXT else STREAM_EXT
+        self.codec = VIDEO_EXT[self.ext]
         self.rate = exact_rate(fps)
-        # yuv420p stores colour at half resolution: pad an odd size to even (never crop a pixel)
-        self.padded = (self.size[0] + self.size[0] % 2, self.size[1] + self.size[1] % 2)
+        # x264's yuv420p stores colour at half resolution: an odd size is padded to even (never a pixel cropped);
+        # VP9 and Motion JPEG take the size as it is
+        odd_ok = self.codec.encoder in ANY_SIZE
+        self.padded = self.size if odd_ok else (self.size[0] + self.size[0] % 2, self.size[1] + self.size[1] % 2)
+        self.fd: int | None = None  # a FIFO's descriptor, opened (once a reader came) before the writer starts
+        if _is_fifo(self.path):
+            try:
+                self.fd = files.open_stream_fd(self.path)
+            except OSError as exc:
+                raise SinkError(f"{self.path}: cannot be written ({files.reason(exc)})") from exc
         self.tmp = temporary_for(self.path)
         self.frames = 0
         self.finalized = False
         self.kept = 0  # frames kept after a failed write (a Matroska file plays without its end)
+        self.patience: float | None = None  # set when the run stops: how long a stream's reader is waited for
         self._error: BaseException | None = None
         self._closed = False
         self.writer_cpu = 0.0
@@ -173,8 +212,8 @@ class VideoSink:
         import av  # FFmpeg; imported here so commands without a recording never load it
 
         self._av = av
-        self._container = av.open(str(self.tmp), "w", format=_FORMAT.get(self.path.suffix.lower()),
-                                  options=dict(self.codec.container_options))
+        where = str(self.tmp) if self.fd is None else f"pipe:{self.fd}"  # FFmpeg's pipe protocol: our descriptor
+        self._container = av.open(where, "w", format=_FORMAT[self.ext], options=dict(self.codec.container_options))
         from av.video.stream import VideoStream
 
         stream = self._container.add_stream(self.codec.encoder, rate=self.rate)
@@ -211,34 +250,67 @@ class VideoSink:
         self.frames += 1
 
     def close(self) -> None:
-        """Encode what is queued, write the index, and rename into place; raise SinkError if the file failed."""
+        """Encode what is queued, write the index, and rename into place; raise SinkError if the file failed.
+
+        A recording that failed before its first frame (an encoder that cannot open) is a failure too; one
+        stopped before it, without a failure, leaves no file and says nothing."""
         if self._closed:
             self._raise_if_failed()
             return
         self._closed = True
-        interrupted: BaseException | None = None
-        stopping = False
-        while self._thread.is_alive():
-            try:  # a second Ctrl-C (or the signal the CLI turns into one) must not leave half a file
-                if not stopping:
-                    self._queue.put(_STOP)
-                    stopping = True
-                self._thread.join()
-            except KeyboardInterrupt as exc:
-                interrupted = exc
-        if self.frames == 0:  # nothing recorded (stopped before the first frame): no file, and nothing failed
-            self._error = None
-            self._discard()
-        elif self._error is None:
+        interrupted = self._wait_for_writer()
+        if self._thread.is_alive():  # a stream's reader that stopped reading: left, with its descriptor
+            return self._left(interrupted)
+        if self.fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self.fd)
+        if self._error is None and self.frames:
             self._error = None if self.tmp == self.path else _rename_into_place(self.tmp, self.path)
             self.finalized = self._error is None
         if self._error is not None:
             self.kept = self._keep_playable()
-            if not self.kept:
-                self._discard()
+        if not self.finalized and not self.kept:
+            self._discard()
         if interrupted is not None and self._error is None:
             raise interrupted
         self._raise_if_failed()
+
+    def _wait_for_writer(self) -> KeyboardInterrupt | None:
+        """Until the writer thread has written what is queued; the Ctrl-C that came meanwhile, if any.
+
+        A second Ctrl-C (or the signal the CLI turns into one) must not leave half a file, so a regular
+        file is always waited for. A FIFO or device is given ``STREAM_PATIENCE`` seconds once the run is
+        stopping (``patience`` set, or a signal here): a reader that stopped reading cannot hold the
+        command for good, and there is no file to finish."""
+        interrupted: KeyboardInterrupt | None = None
+        stopping, since = False, time.monotonic()
+        while self._thread.is_alive():
+            try:
+                if not stopping:
+                    self._queue.put(_STOP, timeout=0.1)
+                    stopping = True
+                self._thread.join(timeout=0.1)
+            except queue.Full:
+                pass
+            except KeyboardInterrupt as exc:
+                interrupted = exc
+                if self.patience is None:
+                    self.patience, since = STREAM_PATIENCE, time.monotonic()
+            if self.tmp == self.path and self.patience is not None and time.monotonic() - since > self.patience:
+                break
+        return interrupted
+
+    def _left(self, interrupted: KeyboardInterrupt | None) -> None:
+        """A stopped run whose FIFO's reader stopped taking the recording: the writer thread (a daemon, blocked
+        in a write) is left to end with the process, and its descriptor stays open under it (closed, its
+        number could be reused by a file the thread would then write into). The stop goes on as a stop."""
+        if interrupted is not None:
+            raise interrupted
+
+    def stop_soon(self) -> None:
+        """The run is stopping: at close, a FIFO's or device's reader gets ``STREAM_PATIENCE`` seconds."""
+        if self.patience is None:
+            self.patience = STREAM_PATIENCE
 
     def _keep_playable(self) -> int:
         """After a failed write (a full disk), the frames a Matroska or WebM file holds, renamed into place.
@@ -266,7 +338,7 @@ class VideoSink:
         reason = files.reason(self._error)
         if self.kept:
             raise SinkWriteError(f"{self.path}: the recording stopped ({reason}); its first {self.kept} frames "
-                                 "were kept, and play") from self._error
+                                 "were kept, and play", kept=self.kept) from self._error
         if self.tmp == self.path:  # a FIFO or device written directly: nothing to remove
             raise SinkWriteError(f"{self.path}: the recording could not be written ({reason})") from self._error
         raise SinkWriteError(f"{self.path}: the recording could not be written ({reason}); the partial file was "
@@ -352,9 +424,10 @@ class VideoSink:
         pw, ph = self.padded
         if (pw, ph) != (w, h):
             bgr = cv2.copyMakeBorder(bgr, 0, ph - h, 0, pw - w, cv2.BORDER_REPLICATE)
-        if self.codec.pix_fmt == "yuv420p":
+        if self.codec.pix_fmt == "yuv420p" and pw % 2 == 0 and ph % 2 == 0:
             # OpenCV's converter is many times faster than swscale's here and releases the GIL; the frame's
-            # planes are views of its output (no copy, at most heights), which lives as long as the frame
+            # planes are views of its output (no copy, at most heights), which lives as long as the frame.
+            # It takes even sizes only: an odd-sized VP9 frame goes through swscale below
             frame = self._i420_frame(cv2.cvtColor(bgr, cv2.COLOR_BGR2YUV_I420))
         else:
             frame = self._av.VideoFrame.from_ndarray(np.ascontiguousarray(bgr), format="bgr24").reformat(
@@ -386,25 +459,41 @@ def _letterbox(img: np.ndarray, size: tuple[int, int]) -> np.ndarray:
 
 class JsonlLog:
     """One JSON object a line, flushed line by line to ``.NAME.XXXXXXXX.part.jsonl`` and renamed into place
-    on close (or straight into a FIFO, ``/dev/stdout``, ``/dev/null``: a log streamed as it runs).
+    on close (or straight into a FIFO, ``/dev/null``, stdout with ``-``: a log streamed as it runs).
 
-    A run cut short (Ctrl-C, SIGTERM, an exception) still renames the lines it
-    has; the temporary file can be followed live with ``tail -f``.
+    A run cut short by Ctrl-C or SIGTERM still renames the lines it has; the temporary file can be
+    followed live with ``tail -f``. A run that failed (any other exception), or that logged no line,
+    renames nothing: an earlier log under the name stays as it was.
     """
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
+        self.stdout = str(path) == STDOUT
         check_writable(self.path)
-        self.tmp = temporary_for(self.path)
+        self.tmp = self.path if self.stdout else temporary_for(self.path)
+        self.streamed = self.tmp == self.path  # stdout, a FIFO or a device: never renamed or removed
         self.finalized = False
         self._error: OSError | None = None
+        self._done = False  # closed or discarded (stdout itself is never closed)
         try:
-            self.f: IO[str] = self.tmp.open("w", encoding="utf-8")
-        except OSError as exc:
-            if self.tmp != self.path:
+            self.f: IO[str] = self._open()
+        except (OSError, files.OutputError) as exc:
+            if not self.streamed:
                 files.discard(self.tmp)
             raise SinkError(f"{self.path}: cannot be written ({files.reason(exc)})") from exc
         self.lines = 0
+
+    def _open(self) -> IO[str]:
+        if self.stdout:
+            return sys.stdout
+        if self.streamed:
+            return files.open_stream(self.path, "w", encoding="utf-8")  # a FIFO's reader waited for, stoppably
+        return self.tmp.open("w", encoding="utf-8")
+
+    @property
+    def name(self) -> str:
+        """How the closing line names the log."""
+        return "stdout" if self.stdout else str(self.path)
 
     def write(self, obj: dict) -> None:
         if self._error is not None:
@@ -417,21 +506,33 @@ class JsonlLog:
             raise self._failure() from exc
         self.lines += 1
 
+    def _close_file(self) -> None:
+        self._done = True
+        if self.stdout:
+            self.f.flush()  # stdout stays open for the rest of the command
+        else:
+            self.f.close()
+
     def close(self) -> None:
-        """Close and rename into place; after a failed write the partial log is removed and SinkWriteError raised."""
-        if self.f.closed:
+        """Close and rename into place; after a failed write the partial log is removed and SinkWriteError raised.
+
+        A log without a line (the run stopped before its first frame) is removed: an earlier one stays."""
+        if self._done:
             if self._error is not None:
                 raise self._failure()
             return
         try:
-            self.f.close()
+            self._close_file()
         except OSError as exc:
             self._error = self._error or exc
+        if self._error is None and not self.lines and not self.streamed:
+            self.discard()
+            return
         if self._error is None:
-            self._error = None if self.tmp == self.path else _rename_into_place(self.tmp, self.path)
+            self._error = None if self.streamed else _rename_into_place(self.tmp, self.path)
             self.finalized = self._error is None
         if self._error is not None:
-            if self.tmp != self.path:
+            if not self.streamed:
                 files.discard(self.tmp)
             raise self._failure() from self._error
 
@@ -440,17 +541,20 @@ class JsonlLog:
         return SinkWriteError(f"{self.path}: the log could not be written ({reason}); the partial file was removed")
 
     def discard(self) -> None:
-        """Close and remove the partial log: nothing takes the real name."""
+        """Close and remove the partial log: nothing takes the real name (a streamed log is only closed)."""
         with contextlib.suppress(OSError):
-            self.f.close()
-        with contextlib.suppress(OSError):
-            self.tmp.unlink(missing_ok=True)
+            self._close_file()
+        if not self.streamed:
+            files.discard(self.tmp)
 
     def __enter__(self) -> JsonlLog:
         return self
 
     def __exit__(self, _type: object, exc: BaseException | None, _tb: object) -> None:
-        if isinstance(exc, SinkWriteError) and exc.recording_removed:
-            self.discard()  # the recording it describes is gone: so is the log (closed after the recording)
+        """Renamed into place after a run that ended or was stopped; removed after one that failed, unless its
+        failure was a recording that kept its playable frames (the log then describes them)."""
+        failed = exc is not None and not isinstance(exc, KeyboardInterrupt)
+        if failed and not (isinstance(exc, SinkWriteError) and exc.kept):
+            self.discard()
             return
         self.close()

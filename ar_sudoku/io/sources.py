@@ -274,31 +274,48 @@ class I420VideoSource(_DecodedAhead):
 
 
 class ImagesSource(FrameSource):
-    """Photos, each its own frame; one declaring more than ``max_pixels`` is refused before it is decoded."""
+    """Photos, each its own frame; one declaring more than ``max_pixels`` is refused before it is decoded.
+
+    A photo that cannot be read (or is too large) is left out and kept in ``skipped`` with why, so the
+    run can say so; the first readable one sets the size. None readable: :class:`SourceError`.
+    """
 
     def __init__(self, paths: list[Path], name: str, max_pixels: int | None = None):
         if not paths:
             raise SourceError(f"{name}: no images found (looked for {', '.join(sorted(IMAGE_EXT))})")
-        self.paths = paths
         self.max_pixels = max_pixels
-        try:
-            first = read_image(paths[0], max_pixels=max_pixels).image
-        except TooManyPixels as exc:
-            raise SourceError(f"{paths[0]}: {exc} (--max-pixels N reads it)") from exc
-        except ImageError as exc:
-            raise SourceError(f"{paths[0]}: {exc}") from exc
+        self.skipped: list[str] = []  # "path: why", in order
+        first = None
+        for k, path in enumerate(paths):
+            first = self._read(path)
+            if first is not None:
+                self.paths = paths[k + 1:]
+                self._first: np.ndarray | None = first
+                break
+        if first is None:
+            raise SourceError(self.skipped[0] if len(paths) == 1 else
+                              f"{name}: none of its {len(paths)} photos could be read ({self.skipped[0]})")
         h, w = first.shape[:2]
-        self.info = SourceInfo("images", w, h, 1.0, len(paths), name)
-        self.skipped: list[str] = []
+        self.info = SourceInfo("images", w, h, 1.0, len(paths) - len(self.skipped), name)
+
+    def _read(self, path: Path) -> np.ndarray | None:
+        """The photo, or None with the reason kept in ``skipped``."""
+        try:
+            return read_image(path, max_pixels=self.max_pixels).image
+        except TooManyPixels as exc:
+            self.skipped.append(f"{path}: {exc} (--max-pixels N reads it)")
+        except ImageError as exc:
+            self.skipped.append(f"{path}: {exc}")
+        return None
 
     def __iter__(self) -> Iterator[np.ndarray]:
+        first, self._first = self._first, None
+        if first is not None:
+            yield first
         for p in self.paths:
-            try:
-                img = read_image(p, max_pixels=self.max_pixels).image
-            except ImageError:
-                self.skipped.append(str(p))
-                continue
-            yield img
+            img = self._read(p)
+            if img is not None:
+                yield img
 
 
 class CameraSource(FrameSource):

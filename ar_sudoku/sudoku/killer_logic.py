@@ -24,24 +24,24 @@ from functools import cache
 
 from ar_sudoku.sudoku.killer import NCELLS, Cage, Killer, combos
 from ar_sudoku.sudoku.killer_solver import count_killer, leftovers, regions
-from ar_sudoku.sudoku.logic import (
-    FINDERS,
+from ar_sudoku.sudoku.logic import _reveal
+from ar_sudoku.sudoku.solver import validate
+from ar_sudoku.sudoku.steps import (
     LEVELS,
     TECHNIQUES,
+    Candidates,
     Geometry,
     Level,
     NoSolutionError,
     Step,
-    _and,
-    _eliminate,
-    _Grid,
-    _names,
-    _place,
-    _removals,
-    _reveal,
+    elimination_step,
     geometry,
+    listed,
+    names_of,
+    place_step,
+    removals,
 )
-from ar_sudoku.sudoku.solver import validate
+from ar_sudoku.sudoku.techniques import FINDERS
 
 # technique -> level, in the order they are tried: singles, the killer techniques, then the ordinary ones
 KILLER_TECHNIQUES: dict[str, Level] = {
@@ -54,7 +54,7 @@ KILLER_TECHNIQUES: dict[str, Level] = {
 }
 MAX_LEFT = 4  # innies/outies reasoned about up to this many open cells (players rarely track more)
 
-Finder = Callable[[_Grid], Step | None]
+Finder = Callable[[Candidates], Step | None]
 
 
 @dataclass(frozen=True)
@@ -136,7 +136,7 @@ def killer_leftovers(killer: Killer) -> tuple[Leftover, ...]:
 # --------------------------------------------------------------------------- what a set of cells can hold
 
 
-def _allowed(g: _Grid, cells: Sequence[int], total: int, distinct: bool) -> tuple[list[int], list[int]]:
+def _allowed(g: Candidates, cells: Sequence[int], total: int, distinct: bool) -> tuple[list[int], list[int]]:
     """Each open cell's digits that some filling of ``cells`` adding up to ``total`` can give it (digits
     different when ``distinct``, else different only where two cells see each other), and the digit sets
     used by those fillings (as masks; only when ``distinct``)."""
@@ -171,7 +171,7 @@ def _allowed(g: _Grid, cells: Sequence[int], total: int, distinct: bool) -> tupl
     return allowed, used
 
 
-def _fill_distinct(g: _Grid, cells: Sequence[int], opt: int) -> list[int]:
+def _fill_distinct(g: Candidates, cells: Sequence[int], opt: int) -> list[int]:
     """Per cell, the digits of ``opt`` it takes in some way of filling ``cells`` with exactly ``opt``'s digits."""
     n = len(cells)
     reach: list[set[int]] = [{0}]
@@ -201,7 +201,7 @@ def _bits(m: int) -> list[int]:
     return out
 
 
-def _open(g: _Grid, cells: Sequence[int], total: int) -> tuple[list[int], int]:
+def _open(g: Candidates, cells: Sequence[int], total: int) -> tuple[list[int], int]:
     """The cells not yet filled, and what they must add up to."""
     return [c for c in cells if not g.values[c]], total - sum(g.values[c] for c in cells)
 
@@ -214,14 +214,14 @@ def _sum_text(digits: int, geo: Geometry) -> str:
 
 
 def _cage_sum(cages: Sequence[Cage]) -> Finder:
-    def find(g: _Grid) -> Step | None:
+    def find(g: Candidates) -> Step | None:
         geo = g.geo
         for cage in cages:
             cells, left = _open(g, cage.cells, cage.total)
             if len(cells) == 1 and len(cage.cells) > 1 and 1 <= left <= 9 and g.cand[cells[0]] >> (left - 1) & 1:
                 others = [c for c in cage.cells if c != cells[0]]
-                return _place(geo, "cage sum", cells[0], left, cage.cells, None,
-                              f"it is the last open cell of {cage.name}, whose other cells ({_names(geo, others)}) "
+                return place_step(geo, "cage sum", cells[0], left, cage.cells, None,
+                              f"it is the last open cell of {cage.name}, whose other cells ({names_of(geo, others)}) "
                               f"add up to {cage.total - left}")
         return None
 
@@ -229,7 +229,7 @@ def _cage_sum(cages: Sequence[Cage]) -> Finder:
 
 
 def _cage_combination(cages: Sequence[Cage]) -> Finder:
-    def find(g: _Grid) -> Step | None:
+    def find(g: Candidates) -> Step | None:
         geo = g.geo
         for cage in cages:
             cells, left = _open(g, cage.cells, cage.total)
@@ -239,21 +239,21 @@ def _cage_combination(cages: Sequence[Cage]) -> Finder:
             elims = [(c, d) for c, a in zip(cells, allowed) for d in geo.digits[g.cand[c] & ~a]]
             if not elims or not used:
                 continue
-            ways = _and([_sum_text(m, geo) for m in used], "or")
+            ways = listed([_sum_text(m, geo) for m in used], "or")
             placed = [c for c in cage.cells if g.values[c]]
-            lead = f"{cage.name} ({_names(geo, cage.cells)})"
+            lead = f"{cage.name} ({names_of(geo, cage.cells)})"
             if placed:
-                lead += (f" has {_names(geo, placed)} filled; its open cells ({_names(geo, cells)}) add up to {left}"
-                         " with digits it lacks")
-            return _eliminate(geo, "cage combination", elims, cage.cells, None,
-                              f"{lead} can only be {ways}: {_removals(geo, elims)}")
+                lead += (f" has {names_of(geo, placed)} filled; its open cells ({names_of(geo, cells)}) add up to "
+                         f"{left} with digits it lacks")
+            return elimination_step(geo, "cage combination", elims, cage.cells, None,
+                              f"{lead} can only be {ways}: {removals(geo, elims)}")
         return None
 
     return find
 
 
 def _innies_outies(groups: Sequence[Leftover]) -> Finder:
-    def find(g: _Grid) -> Step | None:
+    def find(g: Candidates) -> Step | None:
         geo = g.geo
         for lo in groups:
             cells, left = _open(g, lo.cells, lo.total)
@@ -264,16 +264,18 @@ def _innies_outies(groups: Sequence[Leftover]) -> Finder:
                 c = cells[0]
                 if 1 <= left <= 9 and g.cand[c] >> (left - 1) & 1:
                     placed = [x for x in lo.cells if x != c]
-                    than = f", {left} once {_names(geo, placed)} are taken away" if placed else ""
-                    return _place(geo, "innies/outies", c, left, lo.cells, None, f"{why}{than}")
+                    than = f", {left} once {names_of(geo, placed)} are taken away" if placed else ""
+                    return place_step(geo, "innies/outies", c, left, lo.cells, None, f"{why}{than}")
                 continue
             distinct = all(b in geo.peers[a] for i, a in enumerate(cells) for b in cells[i + 1:])
             allowed, _ = _allowed(g, cells, left, distinct)
             elims = [(c, d) for c, a in zip(cells, allowed) for d in geo.digits[g.cand[c] & ~a]]
             if elims:
                 placed = [c for c in lo.cells if c not in cells]
-                now = f"; with {_names(geo, placed)} filled, {_names(geo, cells)} add up to {left}" if placed else ""
-                return _eliminate(geo, "innies/outies", elims, lo.cells, None, f"{why}{now}: {_removals(geo, elims)}")
+                now = (f"; with {names_of(geo, placed)} filled, {names_of(geo, cells)} add up to {left}"
+                       if placed else "")
+                return elimination_step(geo, "innies/outies", elims, lo.cells, None,
+                                        f"{why}{now}: {removals(geo, elims)}")
         return None
 
     return find
@@ -281,7 +283,7 @@ def _innies_outies(groups: Sequence[Leftover]) -> Finder:
 
 def _rule_of_45(geo: Geometry, lo: Leftover) -> str:
     """Why a region's innies or outies add up to what they do, in a player's words."""
-    cells = _names(geo, lo.cells)
+    cells = names_of(geo, lo.cells)
     verb = "add" if lo.region.startswith(("rows", "columns")) else "adds"
     if lo.kind == "innies":
         return (f"rule of 45: {lo.region} {verb} up to {lo.known} and the cages wholly inside to {lo.cages}, so "
@@ -316,7 +318,7 @@ def find_killer_solution(killer: Killer, timeout: float | None = 10.0) -> str:
     return res.first
 
 
-def _first(g: _Grid, finders: Sequence[tuple[str, Finder]]) -> Step | None:
+def _first(g: Candidates, finders: Sequence[tuple[str, Finder]]) -> Step | None:
     for _, finder in finders:
         step = finder(g)
         if step is not None:
@@ -325,7 +327,7 @@ def _first(g: _Grid, finders: Sequence[tuple[str, Finder]]) -> Step | None:
 
 
 def _start(killer: Killer, entries: str | None = None, solution: str | None = None,
-           reveal_digit: bool = False) -> _Grid | Step:
+           reveal_digit: bool = False) -> Candidates | Step:
     """The grid of givens (and the entries that agree with the solution), or the first wrong entry."""
     geo = killer_geometry(killer)
     values = list(killer.givens.cells)
@@ -341,7 +343,7 @@ def _start(killer: Killer, entries: str | None = None, solution: str | None = No
                 return Step("mistake", i, int(solution[i]) if reveal_digit else None, (), (i,), None,
                             text + "; remove it first")
             values[i] = int(ch)
-    return _Grid.from_values(values, geo)
+    return Candidates.from_values(values, geo)
 
 
 def explain_killer(killer: Killer, timeout: float | None = 10.0, solution: str | None = None) -> KillerExplanation:
@@ -349,7 +351,7 @@ def explain_killer(killer: Killer, timeout: float | None = 10.0, solution: str |
     if solution is None:
         solution = find_killer_solution(killer, timeout)
     g = _start(killer)
-    assert isinstance(g, _Grid)
+    assert isinstance(g, Candidates)
     finders = killer_finders(killer)
     steps: list[Step] = []
     while g.empty:

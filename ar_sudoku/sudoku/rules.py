@@ -24,12 +24,11 @@ from ar_sudoku.sudoku.written import Written
 Cancel = Callable[[], bool]
 SEVERAL = "the reading has several solutions; one is shown"  # a solution drawn, not the only one
 # A repair's cost is how much less likely the reader saw its digits (the log of the odds), plus this for each cell it
-# changes: two misreads are taken over one only when clearly likelier together (in a dim room, train image21: a 6
-# read as 5 and a 5 as 8, 0.66, against an 8 turned to 9, 1.48; mixed image42: a 6 read as 8, 1.42, against a 5
-# there and a right 8 turned to 9, 1.33)
+# changes: two misreads are taken over one only when clearly likelier together (in a dim room a 6 read
+# as 5 and a 5 as 8 cost less than one right 8 turned to 9, the smaller but wrong repair)
 REPAIR_CELL = 0.5
 # a clashing given's digits the reader saw at these odds are tried, however sure it was of its own (a dim room's 6
-# closed into an 8 at 0.98, the 6 at 0.015: train image26): one of the clashing cells is misread
+# closed into an 8, surely, the 6 at slight odds): one of the clashing cells is misread
 CLASH_ODDS = 0.005
 FAINT_BLANK = 0.5  # a blank cell another reader is this sure of is not taken for faint print (:func:`faint_givens`)
 FEWEST_GIVENS = 17  # no 9x9 puzzle with one solution has fewer: a reading with fewer is no puzzle to guess at
@@ -49,8 +48,18 @@ class Reading:
 
 
 @dataclass(frozen=True)
+class PassLog:
+    """What one named pass of a reading did: its time and the cells whose reading it changed (row by row)."""
+
+    name: str
+    ms: float
+    changed: tuple[int, ...] = ()
+    states: tuple[str, ...] = ()  # each changed cell as the pass left it: its kind, its digit, '?' when hidden
+
+
+@dataclass(frozen=True)
 class BoardResult:
-    """One picture's outcome (its JSON is written in the shell: ``cli.records.board_json``)."""
+    """One picture's outcome (its JSON is written in the shell: ``io.records.board_json``)."""
 
     status: Status  # solved | no_grid | invalid | unsolvable | timeout | error
     corners: np.ndarray | None = None  # TL, TR, BR, BL of the puzzle itself
@@ -65,6 +74,7 @@ class BoardResult:
     unreadable: tuple[int, ...] = ()  # cells washed out (glare): not read, not taken as blank, no answer drawn
     box: tuple[int, int] = (3, 3)  # rows x columns of one box: the grid's side is their product (issue 24)
     symbols: str = "1-9"  # how the page prints its values: 1-9, or on 16x16 "1-9A-G", "0-F" or "1-16"
+    passes: tuple[PassLog, ...] = ()  # the reading's passes in order (``vision.passes``): time, cells changed
     cages: tuple[Cage, ...] | None = None  # a killer page's cages (their sums and cells), as read; None: ordinary
 
     @property
@@ -94,12 +104,12 @@ def faint_givens(result: BoardResult, reading: Reading, share: float = 0.1,
     """A solved board with the faint digits that agree with the solution taken as givens.
 
     A cell whose print is too faint for the cutter's threshold stays empty in the reading, with a small
-    share of the digit the model saw (``digits.FAINT_SHARE``), and the rules add it back only when the
+    share of the digit the model saw (``digits.DIGITS.faint_share``), and the rules add it back only when the
     puzzle needs it. Once solved, a faint digit that the model read (``share``: half of that share) as
     the solution's own digit is print, not a cell to draw an answer over. A cell the user set is left as set.
     ``blank``: (81,) another reader's odds of each cell being blank (the cell-kind model's); a cell it is
-    ``FAINT_BLANK`` sure of is no faint print (a dim room's speckle gave a blank 0.14 of the solution's 4,
-    train image1067, the kind model 0.83 of blank; the faint print on our training photos: at most 0.013).
+    ``FAINT_BLANK`` sure of is no faint print (a dim room's speckle gave a blank fair odds of the solution's
+    digit while the kind model was sure it was blank; faint print is never that sure of blank).
     """
     if result.status != Status.SOLVED or result.solution is None or result.givens is None:
         return result
@@ -153,26 +163,7 @@ def check_reading(reading: Reading, timeout: float = 1.0, max_tries: int = 40,
     # into another digit alone also makes the puzzle unique, but another puzzle (a glare's faded 5 left out,
     # a 4 above it "corrected" to 5: every digit drawn wrong)
     several = status == Status.SOLVED
-    alts = []
-    for i in range(81):
-        if i in fixed:
-            continue
-        p = reading.probs[i]
-        d = int(digits[i])
-        for alt in np.argsort(-p)[:5]:
-            alt = int(alt)
-            if alt != d and p[alt] > 0.02:
-                alts.append((_cost(p, d, alt), i, alt))
-    alts.sort()
-    alts = alts[:12]
-    if status == Status.INVALID:  # one of the clashing givens is misread, however sure the reader was of it
-        clashing = {c for conflict in validate(parse_line(givens)) for c in (conflict.a, conflict.b)} - fixed
-        have = {(i, alt) for _, i, alt in alts}
-        for i in sorted(clashing):
-            p = reading.probs[i]
-            d = int(digits[i])
-            alts += [(_cost(p, d, alt), i, alt) for alt in range(10)
-                     if alt != d and p[alt] > CLASH_ODDS and (i, alt) not in have]
+    alts = _alternatives(reading, digits, fixed, givens if status == Status.INVALID else None)
     tries = 0
     deadline = time.perf_counter() + max(0.2, timeout)
     combos = sorted((c for size in (1, 2) for c in itertools.combinations(alts, size)),
@@ -203,3 +194,31 @@ def check_reading(reading: Reading, timeout: float = 1.0, max_tries: int = 40,
         return BoardResult(Status.SOLVED, givens=givens, confidence=reading.confidence, solution=solution,
                            message=SEVERAL)
     return BoardResult(status, givens=givens, confidence=reading.confidence, message=message)
+
+
+def _alternatives(reading: Reading, digits: np.ndarray, fixed: set[int],
+                  invalid: str | None) -> list[tuple[float, int, int]]:
+    """(cost, cell, digit) changes a repair may make, cheapest first: each inked cell's second choices (the 12
+    likeliest), and on a reading that breaks the rules (``invalid``: its givens) every digit its clashing givens
+    showed some of, however sure the reader was of them."""
+    alts = []
+    for i in range(81):
+        if i in fixed:
+            continue
+        p = reading.probs[i]
+        d = int(digits[i])
+        for alt in np.argsort(-p)[:5]:
+            alt = int(alt)
+            if alt != d and p[alt] > 0.02:
+                alts.append((_cost(p, d, alt), i, alt))
+    alts.sort()
+    alts = alts[:12]
+    if invalid is not None:
+        clashing = {c for conflict in validate(parse_line(invalid)) for c in (conflict.a, conflict.b)} - fixed
+        have = {(i, alt) for _, i, alt in alts}
+        for i in sorted(clashing):
+            p = reading.probs[i]
+            d = int(digits[i])
+            alts += [(_cost(p, d, alt), i, alt) for alt in range(10)
+                     if alt != d and p[alt] > CLASH_ODDS and (i, alt) not in have]
+    return alts

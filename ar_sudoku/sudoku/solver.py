@@ -161,11 +161,17 @@ def format_grid(text: str, box: Box = (3, 3)) -> str:
 # --------------------------------------------------------------------------- parsing
 
 
-def _symbol_value(ch: str, size: int) -> int | None:
-    """Digit value of a symbol on a board of side ``size``, 0 for a blank, None if not allowed."""
-    if is_empty(ch):
+ZERO_F = "0123456789ABCDEF"  # the other way 16x16 puzzles are written: 0-F, only '.' blank
+
+
+def _symbol_value(ch: str, size: int, symbols: str = SYMBOLS) -> int | None:
+    """Digit value of a symbol on a board of side ``size``, 0 for a blank, None if not allowed.
+
+    ``symbols``: the alphabet the text is written in, value 1 first (``ZERO_F``: ``0`` is a value, not a blank).
+    """
+    if ch == "." or (is_empty(ch) and ch not in symbols):
         return 0
-    idx = SYMBOLS.find(ch.upper())
+    idx = symbols.find(ch.upper())
     if 0 <= idx < size:
         return idx + 1
     return None
@@ -179,11 +185,21 @@ def symbol_value(ch: str, size: int = 9) -> int:
     return v
 
 
-def _allowed(size: int) -> str:
-    digits = "1-9" if size >= 9 else f"1-{size}"
-    if size > 9:
-        digits += f"A-{SYMBOLS[size - 1]}"
-    return f"{digits}, '.' or '0'"
+def _allowed(size: int, symbols: str = SYMBOLS) -> str:
+    """The symbols a puzzle of this side takes, as an error message names them."""
+    last = symbols[size - 1]
+    digits = f"{symbols[0]}-{symbols[min(size, 9 if symbols[0] == '1' else 10) - 1]}"
+    if not last.isdigit():
+        digits += f"A-{last}"
+    blanks = "'.' or '0'" if "0" not in symbols else "'.'"
+    return f"{digits}, {blanks}"
+
+
+def _shown(ch: str) -> str:
+    """A character for an error message: a byte that was not UTF-8 text (read as a lone surrogate) by its value."""
+    if "\udc80" <= ch <= "\udcff":
+        return f"byte 0x{ord(ch) - 0xDC00:02X} (not UTF-8 text)"
+    return repr(ch)
 
 
 def _board_box(size: int, box: Box | None, line: int | None) -> Box:
@@ -197,8 +213,10 @@ def _board_box(size: int, box: Box | None, line: int | None) -> Box:
     return box
 
 
-def parse_line(text: str, line: int | None = None, column0: int = 1, box: Box | None = None) -> Board:
-    """One puzzle written as 16, 36, 81 or 256 symbols in a row; ``box`` for 3x2 (turned) 6x6 boxes."""
+def parse_line(text: str, line: int | None = None, column0: int = 1, box: Box | None = None, *,
+               symbols: str = SYMBOLS) -> Board:
+    """One puzzle written as 16, 36, 81 or 256 symbols in a row; ``box`` for 3x2 (turned) 6x6 boxes;
+    ``symbols`` the alphabet it is written in (``ZERO_F`` for a 16x16 written 0-F)."""
     if len(text) not in SIZES:
         raise PuzzleFormatError(
             f"{len(text)} symbols; a puzzle has 81 (9x9), 16 (4x4), 36 (6x6) or 256 (16x16)", line
@@ -207,9 +225,9 @@ def parse_line(text: str, line: int | None = None, column0: int = 1, box: Box | 
     shape = _board_box(size, box, line)
     cells = []
     for i, ch in enumerate(text):
-        v = _symbol_value(ch, size)
+        v = _symbol_value(ch, size, symbols)
         if v is None:
-            raise PuzzleFormatError(f"unexpected {ch!r} (expected {_allowed(size)})", line, column0 + i)
+            raise PuzzleFormatError(f"unexpected {_shown(ch)} (expected {_allowed(size, symbols)})", line, column0 + i)
         cells.append(v)
     return Board(tuple(cells), shape, line)
 
@@ -227,10 +245,12 @@ def parse_puzzles(text: str, box: Box | None = None) -> list[Board]:
     return boards
 
 
-def parse_puzzles_lenient(text: str, box: Box | None = None) -> tuple[list[Board], list[PuzzleFormatError]]:
+def parse_puzzles_lenient(text: str, box: Box | None = None, *,
+                          symbols: str = SYMBOLS) -> tuple[list[Board], list[PuzzleFormatError]]:
     """Like :func:`parse_puzzles`, but a bad puzzle is skipped and its error kept (in line order), so one
     bad line in a long file does not stop the good ones. A byte-order mark at the start is ignored.
-    ``box`` (e.g. 3x2 for turned 6x6 boxes) applies to every puzzle; one of another size is an error."""
+    ``box`` (e.g. 3x2 for turned 6x6 boxes) applies to every puzzle; one of another size is an error.
+    ``symbols``: the alphabet the puzzles are written in (``ZERO_F``: 0-F)."""
     boards: list[Board] = []
     errors: list[PuzzleFormatError] = []
     raw_lines = text.removeprefix("\ufeff").splitlines()
@@ -241,7 +261,7 @@ def parse_puzzles_lenient(text: str, box: Box | None = None) -> tuple[list[Board
             i += 1
             continue
         try:
-            board, used = _parse_one(raw_lines, i, box)
+            board, used = _parse_one(raw_lines, i, box, symbols)
         except PuzzleFormatError as exc:
             errors.append(exc)
             # a bad one-line puzzle is one line; a bad grid is skipped up to the next blank line
@@ -255,7 +275,7 @@ def parse_puzzles_lenient(text: str, box: Box | None = None) -> tuple[list[Board
     return boards, errors
 
 
-def _parse_one(raw_lines: list[str], i: int, box: Box | None = None) -> tuple[Board, int]:
+def _parse_one(raw_lines: list[str], i: int, box: Box | None = None, symbols: str = SYMBOLS) -> tuple[Board, int]:
     """The puzzle starting at line ``i`` (0-based) and how many lines it takes."""
     raw = raw_lines[i]
     lineno = i + 1
@@ -263,7 +283,7 @@ def _parse_one(raw_lines: list[str], i: int, box: Box | None = None) -> tuple[Bo
     tokens = stripped.replace("|", " ").split()
     if len(tokens) == 1:
         col = raw.find(stripped) + 1
-        return parse_line(stripped, lineno, col, box), 1
+        return parse_line(stripped, lineno, col, box, symbols=symbols), 1
     # a grid of rows: the first row's width sets the size
     size = len(tokens)
     if size not in BOXES:
@@ -287,9 +307,10 @@ def _parse_one(raw_lines: list[str], i: int, box: Box | None = None) -> tuple[Bo
         pos = 0
         for tok in row:
             pos = raw_lines[j].find(tok, pos) + 1
-            v = _symbol_value(tok, size) if len(tok) == 1 else None
+            v = _symbol_value(tok, size, symbols) if len(tok) == 1 else None
             if v is None:
-                raise PuzzleFormatError(f"unexpected {tok!r} (expected {_allowed(size)})", j + 1, pos)
+                shown = _shown(tok) if len(tok) == 1 else repr(tok)
+                raise PuzzleFormatError(f"unexpected {shown} (expected {_allowed(size, symbols)})", j + 1, pos)
             cells.append(v)
     return Board(tuple(cells), shape, lineno), size
 

@@ -44,10 +44,10 @@ class CageGeometry:
     along: tuple[float, float] = (0.06, 0.94)  # ... and spans this much of the border's length
     border_size: tuple[int, int] = (24, 24)  # (along, across) of the border model's input
     chroma: float = 12.0  # Lab a/b units to one input unit: pale shading differs by a few units
+    shift: float = 0.03  # cells: a photo's corners are also read this far to each side (``CageReader.read``)
 
 
 GEOMETRY = CageGeometry()
-SHIFT = 0.03  # cells: a photo's corners are also read this far to each side (``CageReader.read(shifted=True)``)
 N_SUMS = 46  # what a corner holds: 0 no sum, 1-45
 # the sum model's outputs: a sum or none (2), its tens digit 0-4 (5), its units digit 0-9 (10); a number is read as
 # its digits, so each digit is learnt from every number it is part of, not each of 45 numbers apart
@@ -189,7 +189,7 @@ class CageReader:
              shifted: bool = False) -> CageOdds:
         """The odds of a grid, turned the way its sums read best: each quarter turn's corner crops in one call,
         the turn with the most sums seen kept, and its borders read. ``shifted``: the upright corners are read
-        again a little to each side (``SHIFT``) and the odds joined (a photo's one look; live, the frames are)."""
+        again a little to each side (``geo.shift``) and the odds joined (a photo's one look; live, the frames are)."""
         square = squared(image, corners, lattice, self.geo)
         turns = [np.ascontiguousarray(np.rot90(square, k)) for k in range(4)]
         odds = self.sum_odds(np.concatenate([sum_crops(t, self.geo) for t in turns]))
@@ -201,11 +201,12 @@ class CageReader:
         return CageOdds(sums, self.border_odds(border_patches(turns[k], self.geo)), k, turns[k])
 
     def _shifted(self, square: np.ndarray, sums: np.ndarray) -> np.ndarray:
-        """``sums`` joined (a geometric mean) with the odds of the corners cut ``SHIFT`` of a cell to each side:
+        """``sums`` joined (a geometric mean) with the odds of the corners cut ``geo.shift`` of a cell to each side:
         a corner cut a little off, or a stroke on a pixel's edge, reads surely from one side or another."""
         x0, y0, x1, y1 = self.geo.sum_box
+        d = self.geo.shift
         boxes = [replace(self.geo, sum_box=(x0 + dx, y0 + dy, x1 + dx, y1 + dy))
-                 for dx, dy in ((SHIFT, 0), (-SHIFT, 0), (0, SHIFT), (0, -SHIFT))]
+                 for dx, dy in ((d, 0), (-d, 0), (0, d), (0, -d))]
         more = self.sum_odds(np.concatenate([sum_crops(square, g) for g in boxes])).reshape(len(boxes), 81, N_SUMS)
         logs = np.log(np.maximum(np.concatenate([sums[None], more]), 1e-6)).mean(axis=0)
         joined = np.exp(logs - logs.max(axis=1, keepdims=True))

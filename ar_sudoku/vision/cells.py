@@ -21,11 +21,36 @@ from ar_sudoku.vision.stats import percentile, percentiles
 CELL = 32  # pixels per cell in the warped grid
 INPUT = 28  # model input side
 FIT = 20  # the digit's longer side in the input
-INK = 0.38  # ink threshold on the contrast-normalised cell
-FAINT = 0.22  # a second, lower threshold: faint print the rules may still want to consider
-# cells' paper this much brighter in one part of the grid than in another: a shadow, not the usual fall-off
-# of a phone's light (the 125 training sudoku-photos as taken span 1.1-1.9, one shadowed photo 2.6)
-SHADED = 2.0
+
+
+@dataclass(frozen=True)
+class CellsConfig:
+    """This stage's tuning: each field with the reason for its value."""
+
+    ink: float = 0.38  # ink threshold on the contrast-normalised cell
+    faint: float = 0.22  # a second, lower threshold: faint print the rules may still want to consider
+    # cells' paper this much brighter in one part of the grid than in another: a shadow, not the usual fall-off
+    # of a phone's light (the 125 training sudoku-photos as taken span 1.1-1.9, one shadowed photo 2.6)
+    shaded: float = 2.0
+    # paper lifted this far from the page's typical paper towards white: a glare's light is there
+    glare_lift: float = 0.5
+    bright_paper: int = 238  # paper this bright already leaves no room to tell a glare from the page
+    # a spot standing this far towards white above its row's and column's light is a glare (the training photos
+    # under a readable glare: 0.38 and up; as taken: up to 0.3; a gutter's shadow over a book page: 0.1-0.3)
+    spot: float = 0.35
+    # ... and covers no more than this many of the 81 cells: a lamp's highlight lights a few (on the training photos
+    # under glares of peak 0.95 and 1.0: 4-10 cells; saturated: up to 16); more is the lit part of a page in shadow
+    max_spot: int = 12
+    # ink is restored while the added light leaves it a quarter of its contrast; past that, unreadable
+    max_gain: float = 4.0
+    # a row (column) of a cell inked this far across is a line crossing it (a digit's bar spans well under this);
+    # the rows beside it inked this far across are the same line's blurred edges
+    crossing: float = 0.85
+    crossing_edge: float = 0.5
+    edge_line: float = 0.3  # a row (column) of a cell's edge band inked this far across is the cell's own grid line
+
+
+CELLS = CellsConfig()
 
 
 @dataclass(frozen=True)
@@ -35,7 +60,7 @@ class CellCuts:
     patches: np.ndarray  # (81, INPUT, INPUT) float32 in [0, 1], ink bright
     has_ink: np.ndarray  # (81,) bool
     ink_score: np.ndarray  # (81,) float, how sure the cell is not empty (0..1)
-    faint: np.ndarray  # (81,) bool: empty at INK but a digit-sized blob at FAINT (patch filled in)
+    faint: np.ndarray  # (81,) bool: empty at CELLS.ink but a digit-sized blob at CELLS.faint (patch filled in)
 
 
 def turn_cuts(cuts: CellCuts, k: int) -> CellCuts:
@@ -47,28 +72,17 @@ def turn_cuts(cuts: CellCuts, k: int) -> CellCuts:
                     cuts.ink_score[order], cuts.faint[order])
 
 
-GLARE_LIFT = 0.5  # paper lifted this far from the page's typical paper towards white: a glare's light is there
-BRIGHT_PAPER = 238  # paper this bright already leaves no room to tell a glare from the page
-# a spot standing this far towards white above its row's and column's light is a glare (the training photos
-# under a readable glare: 0.38 and up; as taken: up to 0.3; a gutter's shadow over a book page: 0.1-0.3)
-SPOT = 0.35
-# ... and covers no more than this many of the 81 cells: a lamp's highlight lights a few (on the training photos
-# under glares of peak 0.95 and 1.0: 4-10 cells; saturated: up to 16); more is the lit part of a page in shadow
-MAX_SPOT = 12
-MAX_GAIN = 4.0  # ink is restored while the added light leaves it a quarter of its contrast; past that, unreadable
-
-
 def is_spot(page: np.ndarray) -> bool:
     """Whether the brightest paper of ``page`` (the grid's 9 x 9 cells' paper levels) is a spot, as a glare
     leaves, and not the lit side of a page in a gradient (a book's gutter shadow, a lamp's fall-off).
 
     The levels are modelled as a row's light plus a column's (their medians): a
     shadow across the page along either way, or both, fits that; a glare's spot lights a few cells of
-    some rows and columns and stands above it by ``SPOT`` of the way to white.
+    some rows and columns and stands above it by ``CELLS.spot`` of the way to white.
     """
     if page.shape != (9, 9):  # a smooth paper map (the kind model's views): too smooth to tell, as before
         return True
-    return float(spot_lift(page).max()) >= SPOT
+    return float(spot_lift(page).max()) >= CELLS.spot
 
 
 def spot_lift(levels: np.ndarray) -> np.ndarray:
@@ -90,23 +104,23 @@ def cell_centres(page: np.ndarray) -> np.ndarray:
 
 def uneven(page: np.ndarray, low: float, high: float) -> bool:
     """Whether the grid's paper (``page``: 9 x 9 cell levels, or a smooth map of the grid; ``low`` and ``high``
-    its 5th and 95th percentiles) spans ``SHADED`` times or more: a shadow over part of it, not the usual
-    fall-off of a phone's light. The cells a glare's spot lifts (``SPOT`` above their row's and column's
-    light, ``MAX_SPOT`` cells at most) are left out of the span: on grey or dimly lit paper, the spot alone
-    would span it (train image37 under a glare: paper 110-156, the spot 248), and the page would be taken for
+    its 5th and 95th percentiles) spans ``CELLS.shaded`` times or more: a shadow over part of it, not the usual
+    fall-off of a phone's light. The cells a glare's spot lifts (``CELLS.spot`` above their row's and column's
+    light, ``CELLS.max_spot`` cells at most) are left out of the span: on grey or dimly lit paper, the spot alone
+    would span it (grey paper under a glare: the spot nearly white, the paper mid-grey), and the page would be taken for
     shaded, its glare unseen. A grid of another size's cells (4 x 4 to 16 x 16) is judged by its span alone.
     """
-    if high <= SHADED * max(low, 1.0):
+    if high <= CELLS.shaded * max(low, 1.0):
         return False
     if page.shape != (9, 9):
         if min(page.shape) // 9 < 2:  # another size's cells, not a smooth map of a 9 x 9 grid
             return True
         page = cell_centres(page)
-    spot = spot_lift(page) >= SPOT
-    if not spot.any() or int(spot.sum()) > MAX_SPOT:
+    spot = spot_lift(page) >= CELLS.spot
+    if not spot.any() or int(spot.sum()) > CELLS.max_spot:
         return True
     low, high = (float(v) for v in percentiles(page[~spot].astype(np.float32), [5, 95]))
-    return high > SHADED * max(low, 1.0)
+    return high > CELLS.shaded * max(low, 1.0)
 
 
 def glare_gain(paper: np.ndarray, page: np.ndarray) -> np.ndarray | None:
@@ -117,19 +131,19 @@ def glare_gain(paper: np.ndarray, page: np.ndarray) -> np.ndarray | None:
     the local ``paper`` is lifted above the page's typical paper, a = (paper - typical) / (255 -
     typical), and the difference divided by (1 - a) is the ink as it would be without the glare.
     The typical paper is the median of the grid's paper levels (``page``). A page in uneven light
-    (its paper spanning ``SHADED`` times or more, a glare's spot aside: ``uneven``) gets no gain: its lit
+    (its paper spanning ``CELLS.shaded`` times or more, a glare's spot aside: ``uneven``) gets no gain: its lit
     part is not a glare, and a shadow dims paper and ink alike. Pictures without a strong lift
     anywhere are left exactly as they are.
     """
     # a smooth paper level: every other pixel of every other row tells its levels as well as all of them
     sample = page if page.size <= 4096 else page[::2, ::2]
     low, typical, high = (float(v) for v in percentiles(sample, [5, 50, 95]))
-    if typical >= BRIGHT_PAPER or uneven(page, low, high):
+    if typical >= CELLS.bright_paper or uneven(page, low, high):
         return None
-    if (float(paper.max()) - typical) / (255.0 - typical) < GLARE_LIFT or not is_spot(page):
+    if (float(paper.max()) - typical) / (255.0 - typical) < CELLS.glare_lift or not is_spot(page):
         return None
     lift = (paper - typical) / (255.0 - typical)
-    return 1.0 / (1.0 - np.clip(lift, 0.0, 1.0 - 1.0 / MAX_GAIN))
+    return 1.0 / (1.0 - np.clip(lift, 0.0, 1.0 - 1.0 / CELLS.max_gain))
 
 
 def warp_grid(gray: np.ndarray, corners: np.ndarray, cell: int = CELL, n: int = 9) -> np.ndarray:
@@ -197,23 +211,16 @@ def _strip_lines(mask: np.ndarray) -> np.ndarray:
     return _strip_cells(mask[None, None])[0, 0]
 
 
-# a row (column) of a cell inked this far across is a line crossing it (a digit's bar spans well under this);
-# the rows beside it inked this far across are the same line's blurred edges
-CROSSING = 0.85
-CROSSING_EDGE = 0.5
-EDGE_LINE = 0.3  # a row (column) of a cell's edge band inked this far across is the cell's own grid line
-
-
 def _crossing(fill: np.ndarray, band: int) -> np.ndarray:
     """Which rows of a cell (``fill``: each row's inked share) are a line crossing its middle, clear of the
     ``band`` rows at each edge: rows inked nearly all across, with their mostly inked neighbours."""
     middle = np.zeros(len(fill), bool)
     middle[band : len(fill) - band] = True
-    grown = middle & (fill >= CROSSING)
+    grown = middle & (fill >= CELLS.crossing)
     for y in np.flatnonzero(grown):
         for step in (-1, 1):
             z = y + step
-            while middle[z] and not grown[z] and fill[z] >= CROSSING_EDGE:
+            while middle[z] and not grown[z] and fill[z] >= CELLS.crossing_edge:
                 grown[z] = True
                 z += step
     return grown
@@ -257,8 +264,8 @@ def _cross_out(mask: np.ndarray, band: int) -> np.ndarray:
     edge_r[band : h - band] = False
     edge_c = np.ones(w, bool)
     edge_c[band : w - band] = False
-    off_r = rows | (edge_r & (mask.mean(axis=1) > EDGE_LINE))
-    off_c = cols | (edge_c & (mask.mean(axis=0) > EDGE_LINE))
+    off_r = rows | (edge_r & (mask.mean(axis=1) > CELLS.edge_line))
+    off_c = cols | (edge_c & (mask.mean(axis=0) > CELLS.edge_line))
     body = np.where(off_r[:, None] | off_c[None, :], 0, mask).astype(np.uint8)
     out = mask.copy()
     _bridge(out, mask, body, rows)
@@ -271,7 +278,8 @@ def _strip_cells(cells: np.ndarray) -> np.ndarray:
     h, w = cells.shape[-2:]
     band = max(2, h // 5)
     across, down = cells.mean(axis=-1), cells.mean(axis=-2)  # (..., h), (..., w)
-    crossed = (across[..., band : h - band] >= CROSSING).any(axis=-1) | (down[..., band : w - band] >= CROSSING).any(
+    crossed = (across[..., band : h - band] >= CELLS.crossing).any(axis=-1) | (
+        down[..., band : w - band] >= CELLS.crossing).any(
         axis=-1)
     if crossed.any():  # a line through the middle of a few cells: taken off them first, one by one
         cells = cells.copy()
@@ -282,12 +290,12 @@ def _strip_cells(cells: np.ndarray) -> np.ndarray:
     edge_r[:band] = edge_r[h - band:] = True
     edge_c = np.zeros(w, bool)
     edge_c[:band] = edge_c[w - band:] = True
-    rows = edge_r & (across > EDGE_LINE)
-    cols = edge_c & (down > EDGE_LINE)
+    rows = edge_r & (across > CELLS.edge_line)
+    cols = edge_c & (down > CELLS.edge_line)
     return np.where(rows[..., :, None] | cols[..., None, :], 0, cells).astype(np.uint8)
 
 
-def digit_patch(norm_cell: np.ndarray, ink_level: float = INK,
+def digit_patch(norm_cell: np.ndarray, ink_level: float = CELLS.ink,
                 mask: np.ndarray | None = None) -> tuple[np.ndarray | None, float]:
     """The centred digit from one normalised cell, or None if the cell is empty.
 
@@ -353,29 +361,39 @@ def cut_cells(warped: np.ndarray, cell: int = CELL) -> CellCuts:
     m = cell // 5
     grid = norm[: 9 * cell, : 9 * cell].reshape(9, cell, 9, cell).transpose(0, 2, 1, 3)
     peak = grid[:, :, m : cell - m, m : cell - m].max(axis=(2, 3)).reshape(81)
-    todo = np.flatnonzero(peak > FAINT)
+    todo = np.flatnonzero(peak > CELLS.faint)
     if not len(todo):
         return CellCuts(patches, has, score, faint)
     cells = grid.reshape(81, cell, cell)[todo]
-    masks = _strip_cells((cells > INK).astype(np.uint8))  # every cell's lines stripped in one pass
+    masks = _strip_cells((cells > CELLS.ink).astype(np.uint8))  # every cell's lines stripped in one pass
     for i, sub, mask in zip(todo, cells, masks):
         p, ink = digit_patch(sub, mask=mask)
         if p is not None:
             patches[i] = p
             has[i] = True
             score[i] = ink
-        elif sub.max() > FAINT:
-            p, _ = digit_patch(sub, FAINT)
+        elif sub.max() > CELLS.faint:
+            p, _ = digit_patch(sub, CELLS.faint)
             if p is not None:
                 patches[i] = p
                 faint[i] = True
     return CellCuts(patches, has, score, faint)
 
 
-def square(gray: np.ndarray, corners: np.ndarray, cell: int = 12, lattice: np.ndarray | None = None) -> np.ndarray:
+def square(gray: np.ndarray, corners: np.ndarray, cell: int = 12, lattice: np.ndarray | None = None,
+           centred: bool = False) -> np.ndarray:
     """The grid squared up small (``cell`` pixels a cell, float): what the per-frame looks below measure, made
-    once for all of them (a live board is looked at several ways on every frame)."""
-    warped = rectify(gray, lattice, cell) if lattice is not None else warp_grid(gray, corners, cell)
+    once for all of them (a live board is looked at several ways on every frame). ``centred``: the pixels'
+    centres placed symmetrically in the grid (pixel i's at (i + 1/2) / side of it), so that the corners rolled
+    by a quarter turn square up to exactly this picture turned (``vision.look``)."""
+    if lattice is not None:
+        return rectify(gray, lattice, cell).astype(np.float32)
+    if not centred:
+        return warp_grid(gray, corners, cell).astype(np.float32)
+    side = 9 * cell
+    dst = np.array([[-0.5, -0.5], [side - 0.5, -0.5], [side - 0.5, side - 0.5], [-0.5, side - 0.5]], np.float32)
+    m = cv2.getPerspectiveTransform(np.asarray(corners, np.float32), dst)
+    warped = cv2.warpPerspective(gray, m, (side, side), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
     return warped.astype(np.float32)
 
 
@@ -401,7 +419,8 @@ def edges_evenness(edges: tuple[np.float32, np.float32]) -> float:
 
 
 def quick_ink(gray: np.ndarray, corners: np.ndarray, cell: int = 12, lattice: np.ndarray | None = None,
-              expect: np.ndarray | None = None, squared: np.ndarray | None = None) -> np.ndarray:
+              expect: np.ndarray | None = None, squared: np.ndarray | None = None,
+              seen: np.ndarray | None = None) -> np.ndarray:
     """A cheap guess of which cells hold ink, for checking every frame.
 
     The grid is warped small; a cell's darkest central pixel against its own
@@ -409,7 +428,8 @@ def quick_ink(gray: np.ndarray, corners: np.ndarray, cell: int = 12, lattice: np
     ``expect`` (81 bools: the cells whose print is looked for) scales by that
     print instead when it is fainter than the page's darkest ink: pale print
     on a page written in dark pen is still print, not gone. ``squared``: the
-    grid's ``square`` at ``cell``, if it was made already.
+    grid's ``square`` at ``cell``, if it was made already. ``seen``: the cells
+    in the picture (a page partly out of view), the only ones that set the scale.
     Returns 81 values; above 0.5 means ink.
     """
     w = square(gray, corners, cell, lattice) if squared is None else squared
@@ -425,7 +445,7 @@ def quick_ink(gray: np.ndarray, corners: np.ndarray, cell: int = 12, lattice: np
     if gain is not None:  # print under a glare keeps its ink: its givens are not taken as gone
         depth = depth * gain
     depth = depth.reshape(81)
-    scale = percentile(depth, 95)
+    scale = percentile(depth if seen is None or not seen.any() else depth[seen], 95)
     if expect is not None and expect.any():  # a quarter of the print may be gone before the scale drops
         scale = min(scale, percentile(depth[expect], 75))
     return depth / max(scale, 10.0)

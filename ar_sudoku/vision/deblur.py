@@ -26,38 +26,47 @@ import cv2
 import numpy as np
 
 MEASURE_CELL = 32  # px a cell the streak is measured at
-# A grid whose gradient energy in its weakest direction is at least this share of its strongest, in its
-# digits (UNEVEN) and across its lines (UNEVEN_GRID), is even, not streaked (training photos as taken:
-# 0.42 and more in the digits of the 640 px ones, 0.62 in the 1280 px ones; under a 15 px streak 0.26-0.55)
-UNEVEN = 0.4
-UNEVEN_GRID = 0.5
-# A short streak across the diagonal leaves that energy even (across x as across y, and a 640 px photo's
-# digits are too small to tell): the steepest edges in the least steep of four directions are then under this
-# share of the steepest direction's (training photos as taken: 0.71-0.92; under the benchmark's motion blur a
-# median of 0.50-0.68)
-STEEP_EVEN = 0.70
-# Otherwise it is streaked when its cepstrum's deepest dip at a lag of MIN_LAG to MAX_LAG cells (px at
-# MEASURE_CELL) is this deep and at least SHORTEST px long. A sharp grid's dips are at a stroke's width
-# (training photos as taken: down to 0.035 at 4.0 px and shorter; streaked by the benchmark, 0.016 and deeper
-# at 4.25 px and longer)
-DIP = 0.016
-MIN_LAG = 2.5
-SHORTEST = 4.25
-MAX_LAG = 0.5
-# The dip lies a little beyond the streak's own length (training photos streaked by known PSFs: 1.03-1.09
-# times it, more on the 12 MP pen-and-pencil photos), and a deconvolution too long rings: the length is taken
-# as this share of the dip's lag (chosen on the training photos under the benchmark's motion blur)
-LENGTH_SHARE = 0.96
-# A whole picture's cepstrum (no grid found to measure on) dips less for its texture (the training photos whose
-# grid the benchmark's motion blur hid, at the 640 px working size: 0.011-0.043; but a sharp picture's texture
-# can dip as deep, so it is asked only where no grid is found) and looks as far as this share of its side
-PICTURE_DIP = 0.008
-PICTURE_LAG = 0.04
-FLOOR = 1e-3  # the log spectrum's floor, a share of its peak: the sinc's zeros deep, the noise not endless
-LINE_BAND = 0.12  # a share of a cell either side of a grid line left out of the digits' evenness
-# The Wiener filter's noise-to-signal power: lower sharpens more and rings more (training photos under the
-# benchmark's motion blur, 0.01-0.03 tried: fewest cells of the wrong kind at this)
-WIENER = 0.02
+
+
+@dataclass(frozen=True)
+class DeblurConfig:
+    """This stage's tuning: each field with the reason for its value."""
+
+    # A grid whose gradient energy in its weakest direction is at least this share of its strongest, in its
+    # digits (uneven) and across its lines (uneven_grid), is even, not streaked (training photos as taken:
+    # 0.42 and more in the digits of the 640 px ones, 0.62 in the 1280 px ones; under a 15 px streak 0.26-0.55)
+    uneven: float = 0.4
+    uneven_grid: float = 0.5
+    # A short streak across the diagonal leaves that energy even (across x as across y, and a 640 px photo's
+    # digits are too small to tell): the steepest edges in the least steep of four directions are then under this
+    # share of the steepest direction's (training photos as taken: 0.71-0.92; under the benchmark's motion blur a
+    # median of 0.50-0.68)
+    steep_even: float = 0.70
+    # Otherwise it is streaked when its cepstrum's deepest dip at a lag of min_lag to max_lag cells (px at
+    # MEASURE_CELL) is this deep and at least shortest px long. A sharp grid's dips are at a stroke's width
+    # (training photos as taken: down to 0.035 at 4.0 px and shorter; streaked by the benchmark, 0.016 and deeper
+    # at 4.25 px and longer)
+    dip: float = 0.016
+    min_lag: float = 2.5
+    shortest: float = 4.25
+    max_lag: float = 0.5
+    # The dip lies a little beyond the streak's own length (training photos streaked by known PSFs: 1.03-1.09
+    # times it, more on the 12 MP pen-and-pencil photos), and a deconvolution too long rings: the length is taken
+    # as this share of the dip's lag (chosen on the training photos under the benchmark's motion blur)
+    length_share: float = 0.96
+    # A whole picture's cepstrum (no grid found to measure on) dips less for its texture (the training photos whose
+    # grid the benchmark's motion blur hid, at the 640 px working size: 0.011-0.043; but a sharp picture's texture
+    # can dip as deep, so it is asked only where no grid is found) and looks as far as this share of its side
+    picture_dip: float = 0.008
+    picture_lag: float = 0.04
+    floor: float = 1e-3  # the log spectrum's floor, a share of its peak: the sinc's zeros deep, the noise not endless
+    line_band: float = 0.12  # a share of a cell either side of a grid line left out of the digits' evenness
+    # The Wiener filter's noise-to-signal power: lower sharpens more and rings more (training photos under the
+    # benchmark's motion blur, 0.01-0.03 tried: fewest cells of the wrong kind at this)
+    wiener: float = 0.02
+
+
+DEBLUR = DeblurConfig()
 
 
 @dataclass(frozen=True)
@@ -101,7 +110,7 @@ def _digit_band(shape: tuple[int, int], cell: float, margin: float) -> np.ndarra
     def axis(n: int) -> np.ndarray:
         pos = (np.arange(n) - margin) % cell / cell
         away = np.minimum(pos, 1 - pos)  # 0 on a line, 0.5 in a cell's middle
-        ramp = np.clip((away - LINE_BAND) / 0.08, 0.0, 1.0)
+        ramp = np.clip((away - DEBLUR.line_band) / 0.08, 0.0, 1.0)
         return (ramp * np.hanning(n)).astype(np.float32)
     band = np.outer(axis(shape[0]), axis(shape[1]))
     band.setflags(write=False)
@@ -109,21 +118,21 @@ def _digit_band(shape: tuple[int, int], cell: float, margin: float) -> np.ndarra
 
 
 def _even(square: np.ndarray, cell: int, margin: int) -> bool:
-    """Whether the grid's gradients are even in every direction, across its lines (``UNEVEN_GRID``) or in
-    its digits (``UNEVEN``): not streaked. Measured on every pixel of a grid of about MEASURE_CELL px a
+    """Whether the grid's gradients are even in every direction, across its lines (``DEBLUR.uneven_grid``) or in
+    its digits (``DEBLUR.uneven``): not streaked. Measured on every pixel of a grid of about MEASURE_CELL px a
     cell, every other (or more) of a larger one: the stop most pictures take, at the cost of two Sobels."""
     step = max(1, round(cell / MEASURE_CELL))
     view = np.ascontiguousarray(square[::step, ::step])
     gx = cv2.Sobel(view, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(view, cv2.CV_32F, 0, 1, ksize=3)
-    if _tensor(gx, gy)[0] < UNEVEN_GRID:  # a streak along the lines across or down stands out most here
+    if _tensor(gx, gy)[0] < DEBLUR.uneven_grid:  # a streak along the lines across or down stands out most here
         return False
     keep = _digit_band(view.shape, cell / step, margin / step)
-    if _tensor(gx * keep, gy * keep)[0] < UNEVEN:  # the digits: a streak in any direction
+    if _tensor(gx * keep, gy * keep)[0] < DEBLUR.uneven:  # the digits: a streak in any direction
         return False
     m, n = round(margin / step), round(9 * cell / step)
     # every other pixel of every other row: as many steep edges to rank, at a quarter of the sorting
-    return _steepness(gx[m: m + n: 2, m: m + n: 2], gy[m: m + n: 2, m: m + n: 2]) >= STEEP_EVEN
+    return _steepness(gx[m: m + n: 2, m: m + n: 2], gy[m: m + n: 2, m: m + n: 2]) >= DEBLUR.steep_even
 
 
 def _steepness(gx: np.ndarray, gy: np.ndarray) -> float:
@@ -166,24 +175,25 @@ def measure_streak(square: np.ndarray, cell: int, margin: int = 0) -> Streak | N
     grey), in its pixels; None when it shows none.
 
     A grid whose gradients are even in every direction, across its lines and in its digits alike
-    (``UNEVEN_GRID``, ``UNEVEN``), with edges as steep along the diagonals as across (``STEEP_EVEN``), is not
+    (``DEBLUR.uneven_grid``, ``DEBLUR.uneven``), with edges as steep along the diagonals as across
+    (``DEBLUR.steep_even``), is not
     streaked: most pictures stop there. Otherwise the streak is
     read from the cepstrum (the inverse transform of the log spectrum): a line PSF's spectrum is a sinc
     whose zeros repeat at the inverse of its length, and their log is a deep negative peak at exactly
     the streak's length and direction. Its lag is the length; one no longer than a stroke is wide
-    (``SHORTEST``), or too shallow (``DIP``), is no streak worth undoing.
+    (``DEBLUR.shortest``), or too shallow (``DEBLUR.dip``), is no streak worth undoing.
     """
     if _even(square, cell, margin):
         return None
     img, back = _small(square, cell)
-    found = _cepstrum_dip(img, MAX_LAG * MEASURE_CELL, DIP)
-    if found is None or found.length < SHORTEST:
+    found = _cepstrum_dip(img, DEBLUR.max_lag * MEASURE_CELL, DEBLUR.dip)
+    if found is None or found.length < DEBLUR.shortest:
         return None
-    return found.scaled(back * LENGTH_SHARE)
+    return found.scaled(back * DEBLUR.length_share)
 
 
 def _cepstrum_dip(img: np.ndarray, longest: float, depth: float) -> Streak | None:
-    """The deepest dip of ``img``'s cepstrum (float32) at a lag of ``MIN_LAG`` to ``longest`` px, as a streak of
+    """The deepest dip of ``img``'s cepstrum (float32) at a lag of ``DEBLUR.min_lag`` to ``longest`` px, as a streak of
     that lag and direction; None when it is shallower than ``depth`` or at the shortest lag (a stroke's width)."""
     if min(img.shape[:2]) < 2 * longest + 2:  # a sliver of a picture: no room for a streak that long
         return None
@@ -194,9 +204,9 @@ def _cepstrum_dip(img: np.ndarray, longest: float, depth: float) -> Streak | Non
     peak = float(spectrum.max())
     if peak <= 0:  # a flat picture: nothing in it to be streaked
         return None
-    cep = np.fft.fftshift(np.fft.irfft2(np.log(spectrum + FLOOR * peak), (h, w))).astype(np.float32)
+    cep = np.fft.fftshift(np.fft.irfft2(np.log(spectrum + DEBLUR.floor * peak), (h, w))).astype(np.float32)
     theta = np.radians(np.arange(0.0, 180.0, 1.0))[:, None]
-    lags = np.arange(MIN_LAG, longest + 0.01, 0.25)[None, :]
+    lags = np.arange(DEBLUR.min_lag, longest + 0.01, 0.25)[None, :]
     ray = cv2.remap(cep, (w // 2 + lags * np.cos(theta)).astype(np.float32),
                     (h // 2 + lags * np.sin(theta)).astype(np.float32), cv2.INTER_LINEAR)
     a, r = np.unravel_index(int(np.argmin(ray)), ray.shape)
@@ -212,14 +222,15 @@ def picture_streak(small: np.ndarray) -> Streak | None:
 
     Where no grid is found there are no cells to measure a streak in, but a streak blurs the whole
     picture alike, paper, print and table: its cepstrum dips at the streak as a grid's does, less deeply
-    (``PICTURE_DIP``) for the picture's own texture. Up to ``PICTURE_LAG`` of the picture's longer side long.
+    (``DEBLUR.picture_dip``) for the picture's own texture. Up to ``DEBLUR.picture_lag`` of the picture's longer side
+    long.
     """
-    longest = PICTURE_LAG * max(small.shape[:2])
-    found = _cepstrum_dip(small.astype(np.float32), longest, PICTURE_DIP)
-    return None if found is None else found.scaled(LENGTH_SHARE)
+    longest = DEBLUR.picture_lag * max(small.shape[:2])
+    found = _cepstrum_dip(small.astype(np.float32), longest, DEBLUR.picture_dip)
+    return None if found is None else found.scaled(DEBLUR.length_share)
 
 
-def deconvolve(square: np.ndarray, streak: Streak, nsr: float = WIENER) -> np.ndarray:
+def deconvolve(square: np.ndarray, streak: Streak, nsr: float = DEBLUR.wiener) -> np.ndarray:
     """``square`` with ``streak`` taken back out (Wiener filter with its line PSF), same shape and dtype.
 
     The picture is mirrored at its edges first, so the filter's wrap-around does not ring at the border, and

@@ -9,6 +9,7 @@ sent; they read as empty with full confidence.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,16 @@ from ar_sudoku.sudoku.rules import Reading
 from ar_sudoku.vision.cells import CellCuts
 
 MODEL_NAME = "digits.onnx"
-FAINT_SHARE = 0.2  # how much a faint cell's digit is believed before the rules ask for it
+
+
+@dataclass(frozen=True)
+class DigitsConfig:
+    """This stage's tuning: each field with the reason for its value."""
+
+    faint_share: float = 0.2  # how much a faint cell's digit is believed before the rules ask for it
+
+
+DIGITS = DigitsConfig()
 
 
 class ModelError(ArSudokuError, RuntimeError):
@@ -45,6 +55,9 @@ def load_onnx(path: Path, what: str, script: str, threads: int = 1) -> tuple[Any
     opts.intra_op_num_threads = threads
     opts.inter_op_num_threads = 1
     opts.log_severity_level = 3
+    # no memory arena: the arena keeps the largest batch of every size it was given, and a folder of photos (batches
+    # of every size) grew a process by tens of MB; plain allocations compute the same
+    opts.enable_cpu_mem_arena = False
     if threads > 1:
         # no spinning between calls: a spinning worker takes the core that the next step's OpenCV call
         # needs (written-on photos, --jobs 1, two threads: clearly slower with spinning than without)
@@ -106,8 +119,8 @@ class DigitReader:
         probs[:, 0] = 1.0
         if len(idx):
             faint = cuts.faint[idx]
-            p[faint] = FAINT_SHARE * p[faint]
-            p[faint, 0] += 1.0 - FAINT_SHARE
+            p[faint] = DIGITS.faint_share * p[faint]
+            p[faint, 0] += 1.0 - DIGITS.faint_share
             probs[idx] = p
         digits = probs.argmax(axis=1)
         return Reading(digits, probs.max(axis=1), probs)

@@ -29,6 +29,7 @@ still than either (``scripts/eval_entries.py`` reports all three on the held-out
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
@@ -48,18 +49,28 @@ MODEL_NAME = "entries.onnx"
 SIZE = 32  # model input side
 FIT = 28  # the blob's longer side in the input: a little room left for a stroke's anti-aliased edge
 PAD = 8  # px (at CELL scale) of the neighbouring cells looked at: big entries overflow their cell
-PAPER_K = 11  # px: the max filter that finds the paper under a stroke (pen strokes are thinner)
-INK_FLOOR = 12.0  # grey levels: the least stroke darkness that is scaled up to 1 (no noise blown up)
-THRESH = 0.3  # normalised ink that counts as a stroke pixel for the blob search
+
+
+@dataclass(frozen=True)
+class EntriesConfig:
+    """This stage's tuning: each field with the reason for its value."""
+
+    paper_k: int = 11  # px: the max filter that finds the paper under a stroke (pen strokes are thinner)
+    ink_floor: float = 12.0  # grey levels: the least stroke darkness that is scaled up to 1 (no noise blown up)
+    thresh: float = 0.3  # normalised ink that counts as a stroke pixel for the blob search
+    # how far in from the region's edge grid lines are looked for (corners a third of a cell off)
+    line_band: int = PAD + 22
+    inset: int = 10  # a component must reach this far inside the cell to be part of the digit
+    min_area: int = 6  # px: smaller components are specks
+    inner_share: float = 0.3  # share of a component's pixels that must lie in the interior for it to count
+    line_thick: int = 6  # px: a grid-line remnant is at most this thick
+    small: float = 0.15  # a component below this share of the digit's area counts only when it touches the digit's box
+    faint: float = 0.6  # a component whose mean ink is below this share of the digit's is texture or show-through
+    near: int = 4  # px: how near the digit's bounding box such a small component must come (a 5's detached bar)
+
+
+ENTRIES = EntriesConfig()
 LINE_LEN = int(0.75 * CELL)  # a straight run this long near the cell's edge is a grid line, not a digit
-LINE_BAND = PAD + 22  # how far in from the region's edge grid lines are looked for (corners a third of a cell off)
-INSET = 10  # a component must reach this far inside the cell to be part of the digit
-MIN_AREA = 6  # px: smaller components are specks
-INNER_SHARE = 0.3  # share of a component's pixels that must lie in the interior for it to count
-LINE_THICK = 6  # px: a grid-line remnant is at most this thick
-SMALL = 0.15  # a component below this share of the digit's area counts only when it touches the digit's box
-FAINT = 0.6  # a component whose mean ink is below this share of the digit's is texture or show-through
-NEAR = 4  # px: how near the digit's bounding box such a small component must come (a 5's detached bar)
 N_CLASSES = 9
 
 
@@ -69,10 +80,12 @@ def _stroke_map(region: np.ndarray) -> np.ndarray:
     The paper is a max filter (wider than a pen stroke) then a blur, so it follows a shadow across the
     cell; the scale is the 99th percentile inside the cell, so faint pencil reads like black pen.
     """
-    paper = cv2.blur(cv2.dilate(region, np.ones((PAPER_K, PAPER_K), np.uint8)), (PAPER_K, PAPER_K))
+    paper = cv2.blur(cv2.dilate(region, np.ones((ENTRIES.paper_k, ENTRIES.paper_k), np.uint8)), (ENTRIES.paper_k,
+    ENTRIES.paper_k))
     ink = np.clip(paper - region, 0.0, None)
-    inner = ink[PAD + INSET // 2: PAD + CELL - INSET // 2, PAD + INSET // 2: PAD + CELL - INSET // 2]
-    scale = max(percentile(inner, 99), INK_FLOOR)
+    inner = ink[PAD + ENTRIES.inset // 2: PAD + CELL - ENTRIES.inset // 2, PAD + ENTRIES.inset // 2: PAD + CELL -
+    ENTRIES.inset // 2]
+    scale = max(percentile(inner, 99), ENTRIES.ink_floor)
     return np.clip(ink / scale, 0.0, 1.0)
 
 
@@ -80,7 +93,7 @@ def _line_mask(strokes: np.ndarray) -> np.ndarray:
     """Pixels of long straight horizontal and vertical runs near the region's edges: the grid lines.
 
     A 3-px dilation across the line first lets a line that steps by a pixel (a slightly tilted or
-    curled page) still make one run. A run counts when its middle lies within LINE_BAND of the
+    curled page) still make one run. A run counts when its middle lies within ENTRIES.line_band of the
     region's edge (the grid's corners may be off by a third of a cell); then all of it goes, however
     thick. A 7's bar or a 1's stem in the middle of the cell stays.
     """
@@ -95,12 +108,12 @@ def _line_mask(strokes: np.ndarray) -> np.ndarray:
 
 
 def _middle_runs(on: np.ndarray, n: int) -> np.ndarray:
-    """The rows (or columns) of the runs of ``on`` whose middle lies more than LINE_BAND from both ends."""
+    """The rows (or columns) of the runs of ``on`` whose middle lies more than ENTRIES.line_band from both ends."""
     out = np.zeros(n, bool)
     edges = np.flatnonzero(np.diff(np.concatenate([[0], on.astype(np.int8), [0]])))
     for a, b in zip(edges[::2], edges[1::2]):
         mid = (a + b - 1) / 2
-        if LINE_BAND <= mid <= n - 1 - LINE_BAND:
+        if ENTRIES.line_band <= mid <= n - 1 - ENTRIES.line_band:
             out[a:b] = True
     return out
 
@@ -119,7 +132,7 @@ def _digit_mask(strokes: np.ndarray, ink: np.ndarray) -> np.ndarray | None:
     if n <= 1:
         return None
     h, w = strokes.shape
-    lo, hi = PAD + INSET, PAD + CELL - INSET
+    lo, hi = PAD + ENTRIES.inset, PAD + CELL - ENTRIES.inset
     inner = np.bincount(lab[lo:hi, lo:hi].ravel(), minlength=n)[1:]
     in_cell = np.bincount(lab[PAD: PAD + CELL, PAD: PAD + CELL].ravel(), minlength=n)[1:]
     x, y, bw, bh, area = (stats[1:, k] for k in range(5))
@@ -127,17 +140,18 @@ def _digit_mask(strokes: np.ndarray, ink: np.ndarray) -> np.ndarray | None:
     edge = (x == 0) | (y == 0) | (x + bw >= w) | (y + bh >= h)
     score = np.where(edge, in_cell / 2, in_cell)
     main = int(np.argmax(score))
-    if score[main] < MIN_AREA:
+    if score[main] < ENTRIES.min_area:
         return None
     cx, cy = x + bw / 2, y + bh / 2
-    thin = np.minimum(bw, bh) <= LINE_THICK
-    upright = (bh >= 3 * bw) & ((cx < LINE_BAND) | (cx > w - LINE_BAND))
-    flat = (bw >= 3 * bh) & ((cy < LINE_BAND) | (cy > h - LINE_BAND))
+    thin = np.minimum(bw, bh) <= ENTRIES.line_thick
+    upright = (bh >= 3 * bw) & ((cx < ENTRIES.line_band) | (cx > w - ENTRIES.line_band))
+    flat = (bw >= 3 * bh) & ((cy < ENTRIES.line_band) | (cy > h - ENTRIES.line_band))
     line_like = thin & (upright | flat)
-    lx, ly = x[main] - NEAR, y[main] - NEAR
-    near = (x < lx + bw[main] + 2 * NEAR) & (x + bw > lx) & (y < ly + bh[main] + 2 * NEAR) & (y + bh > ly)
-    inside = (inner >= INNER_SHARE * area) & (area >= max(MIN_AREA, SMALL * area[main]))
-    keep = ~(edge | line_like) & (mean >= FAINT * mean[main]) & (inside | (near & (in_cell >= area / 2)))
+    lx, ly = x[main] - ENTRIES.near, y[main] - ENTRIES.near
+    near = (x < lx + bw[main] + 2 * ENTRIES.near) & (x + bw > lx) & (y < ly + bh[main] + 2 * ENTRIES.near) & (y + bh >
+    ly)
+    inside = (inner >= ENTRIES.inner_share * area) & (area >= max(ENTRIES.min_area, ENTRIES.small * area[main]))
+    keep = ~(edge | line_like) & (mean >= ENTRIES.faint * mean[main]) & (inside | (near & (in_cell >= area / 2)))
     keep[main] = True
     table = np.concatenate([[False], keep]).astype(np.uint8)
     return table[lab]
@@ -166,7 +180,7 @@ def _fit(ink: np.ndarray, mask: np.ndarray) -> np.ndarray:
 def _digit(region: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
     """A cell region's ink map (grid lines removed) and its digit's mask (None: no digit found)."""
     ink = _stroke_map(region.astype(np.float32))
-    strokes = (ink > THRESH).astype(np.uint8)
+    strokes = (ink > ENTRIES.thresh).astype(np.uint8)
     lines = _line_mask(strokes)
     strokes[lines > 0] = 0
     ink = np.where(lines > 0, 0.0, ink).astype(np.float32)
@@ -199,7 +213,7 @@ def entry_crop(region: np.ndarray) -> np.ndarray:
     ink, mask = _digit(region)
     if mask is None:  # nothing found: the cell's interior as it is, so the model still sees something
         mask = np.zeros(ink.shape, np.uint8)
-        mask[PAD + INSET: PAD + CELL - INSET, PAD + INSET: PAD + CELL - INSET] = 1
+        mask[PAD + ENTRIES.inset: PAD + CELL - ENTRIES.inset, PAD + ENTRIES.inset: PAD + CELL - ENTRIES.inset] = 1
     return _fit(ink, mask)
 
 
@@ -213,13 +227,13 @@ def candidate_pieces(region: np.ndarray) -> list[tuple[np.ndarray, list[np.ndarr
     one digit or two is the reader's call (:meth:`ar_sudoku.vision.writing.EntryOpinion.candidates`).
     """
     ink = _stroke_map(region.astype(np.float32))
-    strokes = (ink > THRESH).astype(np.uint8)
+    strokes = (ink > ENTRIES.thresh).astype(np.uint8)
     strokes[_line_mask(strokes) > 0] = 0
     inner = np.zeros_like(strokes)
     inner[PAD + 3: PAD + CELL - 3, PAD + 3: PAD + CELL - 3] = 1
     n, lab, stats, _ = cv2.connectedComponentsWithStats(strokes * inner, connectivity=8)
     boxes = [list(stats[k, :4]) + [k] for k in range(1, n)
-             if stats[k, 4] >= MIN_AREA and max(stats[k, 2], stats[k, 3]) >= CELL // 10]
+             if stats[k, 4] >= ENTRIES.min_area and max(stats[k, 2], stats[k, 3]) >= CELL // 10]
     groups: list[list[int]] = []  # [x0, y0, x1, y1, labels...]
     for x, y, w, h, k in sorted(boxes, key=lambda b: -b[2] * b[3]):
         for g in groups:
@@ -242,7 +256,7 @@ def candidate_pieces(region: np.ndarray) -> list[tuple[np.ndarray, list[np.ndarr
             left, right = mask.copy(), mask.copy()
             left[:, cut:] = 0
             right[:, :cut] = 0
-            if left.sum() >= MIN_AREA and right.sum() >= MIN_AREA:
+            if left.sum() >= ENTRIES.min_area and right.sum() >= ENTRIES.min_area:
                 halves = [_fit(ink, left), _fit(ink, right)]
         out.append((_fit(ink, mask), halves))
     return out

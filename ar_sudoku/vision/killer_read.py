@@ -22,10 +22,20 @@ from ar_sudoku.sudoku.vocabulary import Status
 from ar_sudoku.vision.cages import CageOdds, CageReader
 from ar_sudoku.vision.cells import CELL, cut_cells, warp_grid
 from ar_sudoku.vision.digits import DigitReader
-from ar_sudoku.vision.grid import BENT, to_gray
 from ar_sudoku.vision.lattice import bend_of, from_corners, rectify, rotate
+from ar_sudoku.vision.quads import QUADS, to_gray
 
-GIVEN = 0.5  # a digit read at these odds is a given of a killer page (its few givens are large, centred print)
+
+@dataclass(frozen=True)
+class KillerReadConfig:
+    """This stage's tuning: each field with the reason for its value."""
+
+    given: float = 0.5  # a digit read at these odds is a given of a killer page (its few givens: large, centred print)
+    # a sum's ink lies wholly left of and above these shares of its cell; a given's reaches below
+    sum_box: tuple[float, float] = (0.55, 0.42)
+
+
+KILLER_READ = KillerReadConfig()
 
 
 @cache
@@ -63,7 +73,7 @@ def see_page(image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None,
     """The grid at ``corners`` (crossings ``lattice``, followed on a curled page only) read as a killer page, or
     None when its corners print no cage sums (``shifted``: its sums read from a little to each side too, as a
     photo's are; live, the frames' odds are averaged instead)."""
-    if lattice is not None and bend_of(np.asarray(lattice, np.float32).reshape(10, 10, 2)) < BENT:
+    if lattice is not None and bend_of(np.asarray(lattice, np.float32).reshape(10, 10, 2)) < QUADS.bent:
         lattice = None  # a flat grid is squared by its corners, as the ordinary reading squares it
     odds = (cages or cage_reader()).read(image, corners, lattice, shifted)
     if not looks_like_killer(odds.sums):
@@ -96,15 +106,14 @@ def killer_givens(image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | 
     if summed is not None:
         square = wipe_sums(square, summed)
     reading = reader.read(cut_cells(square))
-    return "".join(str(int(d)) if d and p >= GIVEN else "." for d, p in zip(reading.digits, reading.confidence))
-
-
-SUM_BOX = (0.55, 0.42)  # a sum's ink lies wholly left of and above these shares of its cell; a given's reaches below
+    sure = KILLER_READ.given
+    return "".join(str(int(d)) if d and p >= sure else "." for d, p in zip(reading.digits, reading.confidence))
 
 
 def wipe_sums(square: np.ndarray, summed: np.ndarray, cell: int = CELL) -> np.ndarray:
     """The squared grid with the ink blobs that lie wholly in a summed cell's top-left corner painted paper."""
     out = square.copy()
+    box = KILLER_READ.sum_box
     for i in np.flatnonzero(summed):
         r, c = divmod(int(i), 9)
         patch = out[r * cell:(r + 1) * cell, c * cell:(c + 1) * cell]
@@ -113,7 +122,7 @@ def wipe_sums(square: np.ndarray, summed: np.ndarray, cell: int = CELL) -> np.nd
         n, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
         for k in range(1, n):
             x, y, w, h, _ = stats[k]
-            if x + w <= SUM_BOX[0] * cell and y + h <= SUM_BOX[1] * cell and x > 0 and y > 0:
+            if x + w <= box[0] * cell and y + h <= box[1] * cell and x > 0 and y > 0:
                 patch[labels == k] = paper
     return out
 

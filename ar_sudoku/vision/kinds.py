@@ -38,48 +38,71 @@ import cv2
 import numpy as np
 
 from ar_sudoku.sudoku.rules import Reading
-from ar_sudoku.vision.cells import SHADED, cell_centres, glare_gain, is_spot
+from ar_sudoku.vision.cells import CELLS, cell_centres, glare_gain, is_spot
 from ar_sudoku.vision.deblur import unstreak
 from ar_sudoku.vision.digits import load_onnx, softmax_run
 from ar_sudoku.vision.entries import EntryReader
-from ar_sudoku.vision.grid import speckle
 from ar_sudoku.vision.lattice import rectify
+from ar_sudoku.vision.quads import speckle
 from ar_sudoku.vision.stats import percentile, percentiles
 
 MODEL_NAME = "cells.onnx"
 # the same recipe trained again (another seed, another machine's fonts): asked beside the first
 MORE_MODELS = ("cells_2.onnx", "cells_3.onnx")
-WRITTEN_CELLS = 3  # cells read as handwriting or pencil (half their odds or more) that make a page written on
+
+
+@dataclass(frozen=True)
+class KindsConfig:
+    """This stage's tuning: each field with the reason for its value."""
+
+    written_cells: int = 3  # cells read as handwriting or pencil (half their odds or more) that make a page written on
+    ink_skip: float = 0.15  # a cell whose interior never reaches this normalised ink is blank without asking the model
+    unsure: float = 0.9  # a cell whose best class is below this is read again at shifts
+    # (dy, dx) in view pixels
+    shifts: tuple[tuple[int, int], ...] = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (1, -1), (-1, 1))
+    ink_pixels: int = 6  # inked pixels (half scale) a cell needs for its ink colour to count
+    min_sure: int = 3  # sure givens and sure entries needed to learn a page's two inks
+    two_inks: float = 0.1  # how far apart (in optical-density shares) two inks must be to tell them apart
+    # A grid whose paper's typical Laplacian is above this share of its contrast is noisy (a dim room's sensor
+    # noise: 0.07-0.14; the held-out photos as taken: 0.01-0.05, and they are left exactly as they are) ...
+    noisy_paper: float = 0.06
+    quiet_sigma: float = 1.2  # ... and is smoothed by a Gaussian this wide (px at CELL scale) before its views are cut
+    # Its colour square (half scale) is smoothed by the same width, for the inks: each channel's own noise
+    # scatters a stroke's colour shares, and a pen's cells fall among the print's. A wider one (1.0) also took
+    # thin printed strokes below the ink level, and they lost their colour.
+    ink_sigma: float = quiet_sigma / 2
+    # A grid whose ink edges rise by less than soft of the typical ink a pixel (half scale, across x or y, the less
+    # steep) is out of focus, and its views are sharpened: the more the further below, fully at soft - soft_ramp.
+    # (On the training photos as taken 0.42-1.31, a tenth below 0.52; blurred by 1.6 px on 640: 0.23-1.13.)
+    soft: float = 0.60
+    soft_ramp: float = 0.1
+    sharpen: float = 3.0  # the unsharp mask's full amount ...
+    sharpen_sigma: float = 0.75  # ... and its Gaussian, px at the views' half scale
+    # edges of one direction (of four) less steep than this share of the steepest: a streak, not focus
+    streaked: float = 0.75
+    even_ramp: float = 0.1  # ... and sharpened the less, the nearer it is to a streak's (fully at streaked + even_ramp)
+    # A block whose colour's saturation (chroma over its brightest channel) lies this far above the grid's median
+    # is ink, not paper, however bright: in a shadowed row a red pen can be brighter by grey level than its paper,
+    # and taken for the paper it made the paper seem to absorb red, and the pen's cells read blank or in the print's
+    # ink ...
+    ink_saturation: float = 0.15
+    saturation_weight: float = 2.0  # ... and its grey level counts for less by this many times its excess
+    saturated: int = 250  # paper this bright somewhere in the grid is a glare's white core (shade_gain)
+    pen_darkness: float = 160.0  # grey levels the strongest pen stroke of a pen map is drawn with
+    # a cell the kind model is this sure holds print, blank to the digit model: the print was missed
+    missed_print: float = 0.9
+    # cells of pencil marks that make a page written on (a glare's faded print is read as a pen's, not these)
+    marked: int = 3
+
+
+KINDS = KindsConfig()
 CELL = 60  # pixels per cell in the warped grid (before the 2x2 average)
 MARGIN = 10  # pixels of the neighbouring cells kept around a cell, at CELL scale
 VIEW = (CELL + 2 * MARGIN) // 2  # model input side: 40 px, the cell is the middle 30 px
 N_CLASSES = 20
 BLANK, GIVEN, ENTRY, CANDIDATES = 0, 1, 2, 3
 KIND_CHARS = ".gec"  # the JSON's `cells` characters, indexed by kind code
-INK_SKIP = 0.15  # a cell whose interior never reaches this normalised ink is blank without asking the model
-UNSURE = 0.9  # a cell whose best class is below this is read again at SHIFTS
-SHIFTS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (1, -1), (-1, 1))  # (dy, dx) in view pixels
-INK_PIXELS = 6  # inked pixels (half scale) a cell needs for its ink colour to count
-MIN_SURE = 3  # sure givens and sure entries needed to learn a page's two inks
-TWO_INKS = 0.1  # how far apart (in optical-density shares) two inks must be to tell them apart
 SPREADS, NOISY_SPREADS = 3.0, 2.0  # ... and how many times their spread (a dim room's noise spreads them)
-# A grid whose paper's typical Laplacian is above this share of its contrast is noisy (a dim room's sensor
-# noise: 0.07-0.14; the held-out photos as taken: 0.01-0.05, and they are left exactly as they are) ...
-NOISY_PAPER = 0.06
-QUIET_SIGMA = 1.2  # ... and is smoothed by a Gaussian this wide (px at CELL scale) before its views are cut
-# Its colour square (half scale) is smoothed by the same width, for the inks: each channel's own noise
-# scatters a stroke's colour shares, and a pen's cells fall among the print's. A wider one (1.0) also took
-# thin printed strokes below the ink level, and they lost their colour.
-INK_SIGMA = QUIET_SIGMA / 2
-# A grid whose ink edges rise by less than SOFT of the typical ink a pixel (half scale, across x or y, the less
-# steep) is out of focus, and its views are sharpened: the more the further below, fully at SOFT - SOFT_RAMP.
-# (On the training photos as taken 0.42-1.31, a tenth below 0.52; blurred by 1.6 px on 640: 0.23-1.13.)
-SOFT = 0.60
-SOFT_RAMP = 0.1
-SHARPEN = 3.0  # the unsharp mask's full amount ...
-SHARPEN_SIGMA = 0.75  # ... and its Gaussian, px at the views' half scale
-STREAKED = 0.75  # edges of one direction (of four) less steep than this share of the steepest: a streak, not focus
-EVEN_RAMP = 0.1  # ... and sharpened the less, the nearer it is to a streak's (fully at STREAKED + EVEN_RAMP)
 
 
 @dataclass(frozen=True)
@@ -145,22 +168,14 @@ def _paper_level(w: np.ndarray) -> np.ndarray:
     return cv2.resize(paper, (wd, h), interpolation=cv2.INTER_LINEAR)
 
 
-# A block whose colour's saturation (chroma over its brightest channel) lies this far above the grid's median
-# is ink, not paper, however bright: in a shadowed row a red pen can be brighter by grey level than its paper
-# (train image201), and taken for the paper it made the paper seem to absorb red, and the pen's cells read
-# blank or in the print's ink ...
-INK_SATURATION = 0.15
-SATURATION_WEIGHT = 2.0  # ... and its grey level counts for less by this many times its excess
-
-
 def _brightest(colour: np.ndarray) -> np.ndarray:
     """Each pixel's brightest 3x3 neighbour by grey level, in that neighbour's own colour; a block of ink's
-    saturated colour (``INK_SATURATION``) counts as the darker."""
+    saturated colour (``KINDS.ink_saturation``) counts as the darker."""
     sh, sw = colour.shape[:2]
     top = colour.max(axis=2)
     sat = (top - colour.min(axis=2)) / np.maximum(top, 1.0)
-    excess = np.maximum(sat - (float(np.median(sat)) + INK_SATURATION), 0.0)
-    grey = colour.sum(axis=2) * np.maximum(1.0 - SATURATION_WEIGHT * excess, 0.0)
+    excess = np.maximum(sat - (float(np.median(sat)) + KINDS.ink_saturation), 0.0)
+    grey = colour.sum(axis=2) * np.maximum(1.0 - KINDS.saturation_weight * excess, 0.0)
     gp = cv2.copyMakeBorder(grey, 1, 1, 1, 1, cv2.BORDER_REPLICATE)
     cp = cv2.copyMakeBorder(colour, 1, 1, 1, 1, cv2.BORDER_REPLICATE)
     shifts = [(dy, dx) for dy in range(3) for dx in range(3)]
@@ -169,12 +184,9 @@ def _brightest(colour: np.ndarray) -> np.ndarray:
     return np.take_along_axis(colours, best[None, :, :, None], axis=0)[0]
 
 
-SATURATED = 250  # paper this bright somewhere in the grid is a glare's white core (shade_gain)
-
-
 def shade_gain(paper: np.ndarray, page: np.ndarray) -> np.ndarray | None:
     """Per pixel of ``paper``, the factor that lifts a shadowed part of the grid to the lit part's light; None
-    when the grid's light is even enough (its paper spanning less than ``SHADED`` times: every photo as taken
+    when the grid's light is even enough (its paper spanning less than ``CELLS.shaded`` times: every photo as taken
     but a shadowed one).
 
     A shadow dims paper and ink alike, so the ink's difference from its paper shrinks with the light: in a
@@ -184,11 +196,12 @@ def shade_gain(paper: np.ndarray, page: np.ndarray) -> np.ndarray | None:
     """
     sample = page[::4, ::4]  # the paper level is smooth (a blur of a quarter-scale map): these tell its levels
     low, high = (float(v) for v in percentiles(sample, [5, 95]))
-    if high < SHADED * max(low, 1.0):
+    if high < CELLS.shaded * max(low, 1.0):
         return None
-    if is_spot(cell_centres(page)) or float(sample.max()) >= SATURATED:  # a glare's bright spot (its core white), not a
+    # a glare's bright spot (its core white), not a
+    if is_spot(cell_centres(page)) or float(sample.max()) >= KINDS.saturated:
         return None  # shadow's dark part: lifting the rest would bury the spot's faded ink deeper
-    return np.clip(high / np.maximum(paper, 1.0), 1.0, SHADED * 2).astype(np.float32)
+    return np.clip(high / np.maximum(paper, 1.0), 1.0, CELLS.shaded * 2).astype(np.float32)
 
 
 def _grid_crop(image: np.ndarray, corners: np.ndarray,
@@ -230,9 +243,9 @@ def quiet(square: np.ndarray, cell: int = CELL, margin: int = MARGIN) -> np.ndar
     look like a pen's, and print was read as handwriting (issue 21). Smoothed, the same print is the
     low-contrast page the model knows; the ink scale that follows (the grid's own) is unchanged.
     """
-    if paper_noise(square, cell, margin) <= NOISY_PAPER:
+    if paper_noise(square, cell, margin) <= KINDS.noisy_paper:
         return square
-    return cv2.GaussianBlur(square, (0, 0), QUIET_SIGMA)
+    return cv2.GaussianBlur(square, (0, 0), KINDS.quiet_sigma)
 
 
 def edge_steepness(norm: np.ndarray, cell: int = CELL, margin: int = MARGIN, *,
@@ -267,15 +280,17 @@ def unblur(norm: np.ndarray, cell: int = CELL, margin: int = MARGIN) -> np.ndarr
     The cell model learnt handwriting from sharp photos: out of focus, a pen's thin strokes swell
     into print's soft, even ones, and entries were read as givens (issue 21). An unsharp mask,
     stronger the blurrier the grid, gives the strokes back their edges. A shaken camera's streak
-    (``STREAKED``) is not a blur an isotropic mask undoes: it only rings, and is left alone.
+    (``KINDS.streaked``) is not a blur an isotropic mask undoes: it only rings, and is left alone.
     """
-    if edge_steepness(norm, cell, margin, even=False)[0] >= SOFT:  # most pictures: in focus, nothing more to measure
+    # most pictures: in focus, nothing more to measure
+    if edge_steepness(norm, cell, margin, even=False)[0] >= KINDS.soft:
         return norm
     steep, even = edge_steepness(norm, cell, margin)
-    if even < STREAKED:
+    if even < KINDS.streaked:
         return norm
-    amount = SHARPEN * min(1.0, (SOFT - steep) / SOFT_RAMP) * min(1.0, (even - STREAKED) / EVEN_RAMP)
-    return norm + amount * (norm - cv2.GaussianBlur(norm, (0, 0), SHARPEN_SIGMA))
+    amount = KINDS.sharpen * min(1.0, (KINDS.soft - steep) / KINDS.soft_ramp) * min(1.0, (even - KINDS.streaked) /
+    KINDS.even_ramp)
+    return norm + amount * (norm - cv2.GaussianBlur(norm, (0, 0), KINDS.sharpen_sigma))
 
 
 def warp_views_grid(gray: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None = None, *,
@@ -365,7 +380,7 @@ def grid_views(image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | Non
     s0, s1 = half.strides
     views = np.lib.stride_tricks.as_strided(half, (9, 9, view, view), (step * s0, step * s1, s0, s1))
     if colour is not None and noisy:  # a noisy grid's colour quietened as its grey was
-        colour = cv2.GaussianBlur(colour, (0, 0), INK_SIGMA)
+        colour = cv2.GaussianBlur(colour, (0, 0), KINDS.ink_sigma)
     inks = None if colour is None else _cell_inks(colour, 0.3 * max(ink, 12.0), cell, margin, shade)
     return GridViews(w, np.ascontiguousarray(views.reshape(81, view, view), dtype=np.float32), inks, noisy)
 
@@ -401,17 +416,14 @@ def _cell_inks(square: np.ndarray, level: float, cell: int = CELL, margin: int =
     # optical density, log(paper / ink), not the light lost: a dye's density ratios between the channels
     # hold however dark its stroke (Beer-Lambert), where a dark blue stroke in dim light loses nearly as
     # much of every channel as black print does. On the training mixed photos: 120/128 split exactly, 119
-    # with the light lost (and TWO_INKS 0.08); 121 with the paper's colour taken whole (_brightest)
+    # with the light lost (and KINDS.two_inks 0.08); 121 with the paper's colour taken whole (_brightest)
     od = cv2.max(cv2.log(paper + 1.0) - cv2.log(f + 1.0), 0.0)
     a = od[m: m + 9 * step, m: m + 9 * step].reshape(9, step, 9, step, 3)[:, q: q + n, :, q: q + n]
     total = np.einsum("aybxc,aybx->abc", a, inked.astype(np.float32)).reshape(81, 3)
     count = inked.sum(axis=(1, 3)).reshape(81)
     shares = total / np.maximum(total.sum(axis=1, keepdims=True), 1e-6)
-    shares[count < INK_PIXELS] = np.nan
+    shares[count < KINDS.ink_pixels] = np.nan
     return shares.astype(np.float32)
-
-
-PEN_DARKNESS = 160.0  # grey levels the strongest pen stroke of a pen map is drawn with
 
 
 def pen_map(colour: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None, print_ink: np.ndarray,
@@ -422,7 +434,7 @@ def pen_map(colour: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None,
     digit a person plainly sees in colour is blank to the models. Each pixel's optical density (against
     the local paper, per channel) is projected on the difference of the page's two ink colours
     (:func:`page_inks`), made square to the print's: print and the grid lines vanish with the paper;
-    the pen's strokes stand dark on white, the strongest at ``PEN_DARKNESS``.
+    the pen's strokes stand dark on white, the strongest at ``KINDS.pen_darkness``.
     """
     f = _square_halved(colour, corners, lattice, cell, margin).astype(np.float32)
     od = cv2.log(np.maximum(cv2.divide(_paper_level(f) + 1.0, f + 1.0), 1.0))  # log(paper / pixel), one log
@@ -431,7 +443,7 @@ def pen_map(colour: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None,
     pen = np.maximum(od.reshape(-1, 3) @ (towards / max(float(np.linalg.norm(towards)), 1e-6)), 0.0)
     pen = pen.reshape(f.shape[:2])
     top = max(percentile(pen[margin: margin + 9 * cell, margin: margin + 9 * cell], 99.5), 1e-3)
-    return np.clip(255.0 - PEN_DARKNESS * pen / top, 0, 255).astype(np.uint8)
+    return np.clip(255.0 - KINDS.pen_darkness * pen / top, 0, 255).astype(np.uint8)
 
 
 def cell_views(image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None = None, *,
@@ -445,8 +457,8 @@ def cell_views(image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | Non
 def page_inks(probs: np.ndarray, inks: np.ndarray, sure: float = 0.9) -> tuple[np.ndarray, np.ndarray] | None:
     """The colours (shares of B, G, R density) of the page's print and of its handwriting; None unless it shows two.
 
-    They are learnt from the cells the model is sure of (at least ``MIN_SURE`` givens and as many
-    entries), and count as two inks only when they lie apart by ``TWO_INKS`` and by several times
+    They are learnt from the cells the model is sure of (at least ``KINDS.min_sure`` givens and as many
+    entries), and count as two inks only when they lie apart by ``KINDS.two_inks`` and by several times
     their own spread: a page written in black, or in the printer's own blue, shows one.
     """
     return _two_inks(probs, inks, sure, spreads=SPREADS)
@@ -457,13 +469,13 @@ def _two_inks(probs: np.ndarray, inks: np.ndarray, sure: float, spreads: float) 
     valid = ~np.isnan(inks).any(axis=1)
     given = valid & (probs[:, 1:10].sum(axis=1) >= sure)
     entry = valid & (probs[:, 10:19].sum(axis=1) >= sure)
-    if given.sum() < MIN_SURE or entry.sum() < MIN_SURE:
+    if given.sum() < KINDS.min_sure or entry.sum() < KINDS.min_sure:
         return None
     mg, me = np.median(inks[given], axis=0), np.median(inks[entry], axis=0)
     apart = float(np.linalg.norm(mg - me))
     spread = float(np.median(np.linalg.norm(inks[given] - mg, axis=1))
                    + np.median(np.linalg.norm(inks[entry] - me, axis=1)))
-    return None if apart < TWO_INKS or apart < spreads * spread else (mg, me)
+    return None if apart < KINDS.two_inks or apart < spreads * spread else (mg, me)
 
 
 def _nearer(inks: np.ndarray, two: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
@@ -474,11 +486,11 @@ def _nearer(inks: np.ndarray, two: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
 
 def in_entry_ink(probs: np.ndarray, inks: np.ndarray, sure: float = 0.9) -> np.ndarray:
     """(n,) bool: the cells whose ink is clearly the entries' (as :func:`ink_votes` votes +1), on a page whose
-    sure givens and sure entries show two inks apart by ``TWO_INKS`` and by twice their spread (not three times).
+    sure givens and sure entries show two inks apart by ``KINDS.two_inks`` and by twice their spread (not three times).
 
     Looser than :func:`page_inks`: a dim room's noise spreads both inks, and a page of a red pen plainly two
-    inks to a person was one to the votes (train image77 in the darker room: 0.222 apart, spread 0.076). It
-    only tells a cell read blank after solving whether it holds the person's ink (:func:`writing.written_part`),
+    inks to a person was one to the votes (a red pen in a dark room: the inks three spreads apart, not four). It
+    only tells a cell read blank after solving whether it holds the person's ink (:func:`checking.written_part`),
     never moves a cell's kind on its own.
     """
     two = _two_inks(probs, inks, sure, spreads=NOISY_SPREADS)
@@ -486,6 +498,16 @@ def in_entry_ink(probs: np.ndarray, inks: np.ndarray, sure: float = 0.9) -> np.n
         return np.zeros(len(probs), bool)
     x = _nearer(inks, two)
     return np.nan_to_num(x, nan=0.0) >= 0.5
+
+
+def nearer_entry_ink(probs: np.ndarray, inks: np.ndarray, sure: float = 0.9) -> np.ndarray:
+    """(n,) bool: the cells whose ink is nearer the entries' than the print's, however little, on a page whose sure
+    givens and sure entries show two inks (as :func:`in_entry_ink` finds them). Print taken for a hand has the
+    print's own ink: a cell nearer a pen's is never made print by its shape (``page_print``)."""
+    two = _two_inks(probs, inks, sure, spreads=NOISY_SPREADS)
+    if two is None:
+        return np.zeros(len(probs), bool)
+    return np.nan_to_num(_nearer(inks, two), nan=0.0) > 0
 
 
 def ink_votes(probs: np.ndarray, inks: np.ndarray, sure: float = 0.9, *, noisy: bool = False) -> np.ndarray:
@@ -586,7 +608,7 @@ class KindReader:
 
     def more_opinions(self, views: np.ndarray, probs: np.ndarray) -> np.ndarray:
         """``probs`` averaged with the other models' readings, on a written page's every inked cell, else on the
-        cells the first model is not sure of (under ``UNSURE``: trained with label smoothing, a sure cell reads
+        cells the first model is not sure of (under ``KINDS.unsure``: trained with label smoothing, a sure cell reads
         about 0.95).
 
         Two trainings of one recipe disagree on a few cells of a degraded written-on page (a faint entry, a
@@ -597,8 +619,8 @@ class KindReader:
         """
         if not self.others or not len(probs):
             return probs
-        written = int((probs[:, 10:].sum(axis=1) >= 0.5).sum()) >= WRITTEN_CELLS
-        ask = np.arange(len(probs)) if written else np.flatnonzero(probs.max(axis=1) < UNSURE)
+        written = int((probs[:, 10:].sum(axis=1) >= 0.5).sum()) >= KINDS.written_cells
+        ask = np.arange(len(probs)) if written else np.flatnonzero(probs.max(axis=1) < KINDS.unsure)
         if not len(ask):
             return probs
         total = probs[ask].copy()
@@ -609,19 +631,19 @@ class KindReader:
         return out
 
     def second_look(self, views: np.ndarray, probs: np.ndarray) -> np.ndarray:
-        """The doubtful cells read again at ``SHIFTS`` and the readings averaged (log-probabilities).
+        """The doubtful cells read again at ``KINDS.shifts`` and the readings averaged (log-probabilities).
 
         A handwritten 4 or 9 that the model half-believes often flips with the view shifted by a
         pixel; the geometric mean over nine nearly equal views is steadier. Only cells whose best
-        class is below ``UNSURE`` are re-read (about 7 of 80 on a written page), so it costs little.
+        class is below ``KINDS.unsure`` are re-read (about 7 of 80 on a written page), so it costs little.
         """
-        unsure = np.flatnonzero(probs.max(axis=1) < UNSURE)
+        unsure = np.flatnonzero(probs.max(axis=1) < KINDS.unsure)
         if not len(unsure):
             return probs
         v = views[unsure]
-        shifted = np.concatenate([np.roll(v, s, axis=(1, 2)) for s in SHIFTS])
-        p = self.probabilities(shifted).reshape(len(SHIFTS), len(v), -1)
-        logp = (np.log(p + 1e-6).sum(axis=0) + np.log(probs[unsure] + 1e-6)) / (len(SHIFTS) + 1)
+        shifted = np.concatenate([np.roll(v, s, axis=(1, 2)) for s in KINDS.shifts])
+        p = self.probabilities(shifted).reshape(len(KINDS.shifts), len(v), -1)
+        logp = (np.log(p + 1e-6).sum(axis=0) + np.log(probs[unsure] + 1e-6)) / (len(KINDS.shifts) + 1)
         e = np.exp(logp - logp.max(axis=1, keepdims=True))
         out = probs.copy()
         out[unsure] = e / e.sum(axis=1, keepdims=True)
@@ -634,7 +656,7 @@ class KindReader:
         """
         probs = np.zeros((len(views), N_CLASSES), np.float32)
         probs[:, 0] = 1.0
-        idx = np.flatnonzero(ink_scores(views, self.margin) > INK_SKIP)
+        idx = np.flatnonzero(ink_scores(views, self.margin) > KINDS.ink_skip)
         if len(idx):
             first = self.probabilities(views[idx])
             probs[idx] = self.second_look(views[idx], self.more_opinions(views[idx], first))
@@ -654,9 +676,6 @@ def read_kinds(image: np.ndarray, corners: np.ndarray, reader: KindReader,
 
 # --------------------------------------------------------------------------- what the kinds say of the page
 
-MISSED_PRINT = 0.9  # a cell the kind model is this sure holds print, blank to the digit model: the print was missed
-MARKED = 3  # cells of pencil marks that make a page written on (a glare's faded print is read as a pen's, not these)
-
 
 def written_on(kinds: CellKinds) -> bool:
     """Some cell holds a person's entry or pencil marks (``reading.fuse`` then joins the models on every cell)."""
@@ -670,6 +689,6 @@ def sure_of_writing(kinds: CellKinds, sure: float = 0.9, enough: int = 3) -> boo
 
 
 def pen_or_pencil(kinds: CellKinds) -> bool:
-    """A page written on surely in pen (``sure_of_writing``) or marked in pencil (``MARKED`` cells of
+    """A page written on surely in pen (``sure_of_writing``) or marked in pencil (``KINDS.marked`` cells of
     candidates): not a page of print alone, whose every mark the glare rules may take for faded print."""
-    return sure_of_writing(kinds) or int((kinds.kinds == CANDIDATES).sum()) >= MARKED
+    return sure_of_writing(kinds) or int((kinds.kinds == CANDIDATES).sum()) >= KINDS.marked

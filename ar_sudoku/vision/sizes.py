@@ -22,17 +22,41 @@ import numpy as np
 from ar_sudoku.sudoku.rules import BoardResult
 from ar_sudoku.sudoku.solver import SYMBOLS, Box, cell_name, count_solutions, parse_line, validate
 from ar_sudoku.sudoku.vocabulary import Status
-from ar_sudoku.vision.cells import CELL, FIT, INK, INPUT, _strip_cells, digit_patch, normalise
+from ar_sudoku.vision.cells import CELL, CELLS, FIT, INPUT, _strip_cells, digit_patch, normalise
 from ar_sudoku.vision.digits import DigitReader, load_onnx, softmax_run
-from ar_sudoku.vision.grid import WORK_SIZE, approx_quad, binarize, long_lines, refine_corners, shrink
+from ar_sudoku.vision.quads import WORK_SIZE, approx_quad, binarize, long_lines, refine_corners, shrink
 
 SIDES = (4, 6, 9, 16)
 BOXES: dict[int, tuple[Box, ...]] = {4: ((2, 2),), 6: ((2, 3), (3, 2)), 9: ((3, 3),), 16: ((4, 4),)}
 SQUARE = 480  # px: an outline is squared up to this side to count its lines (30 px a cell at 16x16)
-MIN_LINES = 0.45  # a side's score (ink on its lines less ink between them) a grid needs
-BANDS = 4  # strips each family of lines is profiled in
-OUTLINES = 10  # the largest outlines looked at
-MIN_AREA = 0.02  # of the working picture: smaller outlines hold no grid to read
+
+
+@dataclass(frozen=True)
+class SizesConfig:
+    """This stage's tuning: each field with the reason for its value."""
+
+    min_lines: float = 0.45  # a side's score (ink on its lines less ink between them) a grid needs
+    bands: int = 4  # strips each family of lines is profiled in
+    outlines: int = 10  # the largest outlines looked at
+    min_area: float = 0.02  # of the working picture: smaller outlines hold no grid to read
+    soft: float = 0.2  # of the ink level: a glyph's faint ink, kept where it joins the glyph found at CELLS.ink
+    line_band: int = 8  # of a cell: the band along each side where a grid line's remnant may lie, cut through its lines
+    # a row or column of that band this much ink is a line (a glyph's stroke covers at most 0.62)
+    line_cover: float = 0.7
+    # a cut cell whose "nothing here" odds are above this is blank (a speck, a line's remnant)
+    not_a_symbol: float = 0.5
+    alternatives: int = 3  # readings of a cell the rules may choose from (its likeliest)
+    likely: float = 0.02  # ... each at least this likely
+    most_doubts: int = 8  # cells whose reading the rules may change
+    most_changes: int = 2  # ... at most this many of them at once
+    # a cell read surer than this is never changed by the rules (a wrong answer is worse than none)
+    overturn: float = 0.95
+    most_found: int = 4  # readings that solve, weighed against each other
+    clearer: float = 0.25  # the readings the rules settle on must overturn cells this much less sure than the next
+    sure_upright: float = 0.9  # every symbol read at least this surely: the grid is the right way up, no turn is read
+
+
+SIZES = SizesConfig()
 
 # the symbol model's classes: 0 is no symbol, then every glyph and number a 16x16 page prints
 GLYPHS = ("",) + tuple("0123456789ABCDEFG") + tuple(str(k) for k in range(10, 17))
@@ -53,6 +77,7 @@ class SizedGrid:
     side: int
     box: Box
     score: float
+    other: int = 0  # another side its lines allow (:func:`line_structure`): read as such when its own does not solve
 
 
 MARGIN = SQUARE // 40  # px kept around the squared-up quad (the threshold's context at the border)
@@ -66,18 +91,18 @@ def _square(quad: np.ndarray) -> np.ndarray:
 
 
 def _profiles(gray: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Ink (0-1) down each column and along each row of the quad squared up to SQUARE px, in BANDS
+    """Ink (0-1) down each column and along each row of the quad squared up to SQUARE px, in SIZES.bands
     across (a bowed page bends a line; within a quarter of the grid it stays nearly straight)."""
     m = MARGIN
     hmat = _square(quad)
     warped = cv2.warpPerspective(gray, hmat, (SQUARE + 2 * m, SQUARE + 2 * m), flags=cv2.INTER_AREA,
                                  borderMode=cv2.BORDER_REPLICATE)
     ink = cv2.adaptiveThreshold(warped, 1, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, 15, 4)
-    inner = ink[m:m + SQUARE, m:m + SQUARE].astype(np.float32).reshape(BANDS, SQUARE // BANDS, BANDS,
-                                                                        SQUARE // BANDS)
-    cols = inner.mean(axis=1).reshape(BANDS, SQUARE)  # band of rows -> ink down each column
+    inner = ink[m:m + SQUARE, m:m + SQUARE].astype(np.float32).reshape(SIZES.bands, SQUARE // SIZES.bands, SIZES.bands,
+                                                                        SQUARE // SIZES.bands)
+    cols = inner.mean(axis=1).reshape(SIZES.bands, SQUARE)  # band of rows -> ink down each column
     rows = inner.mean(axis=3).transpose(2, 0, 1)  # band of columns -> ink along each row
-    return cols, rows.reshape(BANDS, SQUARE)
+    return cols, rows.reshape(SIZES.bands, SQUARE)
 
 
 def _side_score(profiles: np.ndarray, n: int) -> tuple[float, np.ndarray]:
@@ -103,7 +128,7 @@ def _side_score(profiles: np.ndarray, n: int) -> tuple[float, np.ndarray]:
 
 
 def _lines(profiles: np.ndarray, n: int) -> np.ndarray:
-    """Where each of a family's n + 1 lines lies in each band (px of the square; BANDS x (n + 1)): the
+    """Where each of a family's n + 1 lines lies in each band (px of the square; SIZES.bands x (n + 1)): the
     ink-weighted middle of its peak, or where the straight fit through the peaks found puts it."""
     step = SQUARE / n
     reach = max(2, round(step * 0.2))
@@ -139,10 +164,10 @@ def _edges(profiles: np.ndarray, n: int) -> np.ndarray:
 
 def warp_lines(gray: np.ndarray, corners: np.ndarray, n: int, cell: int = CELL) -> np.ndarray:
     """The grid squared up ``cell`` px a cell through its own lines: each line's position measured in the
-    BANDS of the corners' square and bent through them (a parabola), so that on a bowed page each cell
+    SIZES.bands of the corners' square and bent through them (a parabola), so that on a bowed page each cell
     is cut between its own lines, not where one homography of the corners puts it."""
     cols, rows = _profiles(gray, corners)
-    centre = (np.arange(BANDS) + 0.5) * SQUARE / BANDS
+    centre = (np.arange(SIZES.bands) + 0.5) * SQUARE / SIZES.bands
     side = n * cell
     at = (np.arange(side) + 0.5) * SQUARE / side  # output pixels in the square's px, either way
     xs = np.stack([np.polyval(np.polyfit(centre, line, 2), at) for line in _lines(cols, n).T])  # (n+1, side)
@@ -160,9 +185,9 @@ def warp_lines(gray: np.ndarray, corners: np.ndarray, n: int, cell: int = CELL) 
 def refit_corners(gray: np.ndarray, quad: np.ndarray, n: int) -> np.ndarray:
     """The corners moved onto the centres of the grid's outer lines: an outline runs round the border's
     outer edge (a quarter of a cell off, on a 16x16 grid in a photo). Each outer line is fitted through its
-    position in the BANDS (a parabola: a bowed page bends it) and the corners are where the fitted lines meet."""
+    position in the SIZES.bands (a parabola: a bowed page bends it) and the corners are where the fitted lines meet."""
     cols, rows = _profiles(gray, quad)
-    centre = (np.arange(BANDS) + 0.5) * SQUARE / BANDS
+    centre = (np.arange(SIZES.bands) + 0.5) * SQUARE / SIZES.bands
     x_edges, y_edges = _edges(cols, n), _edges(rows, n)  # per band of rows: left, right x; per band of columns
     left, right = np.polyfit(centre, x_edges[:, 0], 2), np.polyfit(centre, x_edges[:, 1], 2)
     top, bottom = np.polyfit(centre, y_edges[:, 0], 2), np.polyfit(centre, y_edges[:, 1], 2)
@@ -209,6 +234,50 @@ def grid_side(gray: np.ndarray, quad: np.ndarray) -> tuple[int, Box, float]:
     return best
 
 
+@dataclass(frozen=True)
+class LineBars:
+    """When an outline's lines make a grid of a size (issue 58: a 16x16 page whose cell lines are printed faint
+    or grey, read as one 9x9 puzzle a quadrant, or as nothing)."""
+
+    # a side's score (:func:`_side_score`) that makes a grid on its lines alone (``SIZES.min_lines``)
+    lines: float = SIZES.min_lines
+    # ... or this, when its box lines stand out as a grid's do: a 16x16 of grey hairlines (generator A's pages
+    # with cell lines at grey 215-230: 0.31-0.45, their box lines 1.7-2.7 times the cell lines' weight)
+    faint: float = 0.3
+    # the box lines' weight over the cell lines' that says "boxes" (cell lines alone vary by a quarter)
+    boxed: float = 1.5
+    # a 4x4 grid whose inner lines are this alike (the box line no heavier than the cell lines) may be a 16x16
+    # one whose cell lines the threshold lost, its 4x4 boxes taken for cells (generator A, grey 190-230: 0.9-1.05;
+    # a 4x4 page: 1.9-2.2): it is read as 16x16 too, and the rules say which solves
+    alike: float = 1.25
+
+
+BARS = LineBars()
+
+
+def _boxed(weights: np.ndarray, every: int) -> float:
+    """The inner lines after every ``every`` cells, over the others, by weight (1: all alike)."""
+    at = np.arange(1, len(weights) + 1) % every == 0
+    if at.all() or not at.any():
+        return 1.0
+    return float(weights[at].mean() / max(float(weights[~at].mean()), 1e-6))
+
+
+def line_structure(gray: np.ndarray, quad: np.ndarray, bars: LineBars = BARS) -> tuple[int, Box, float, int]:
+    """:func:`grid_side`, held to ``bars``: the side (0 when no grid), box, score, and another side the models may
+    find it to be (16 for a 4x4 grid whose inner lines are all alike; else 0).
+
+    A side scoring ``bars.lines`` is a grid; one scoring ``bars.faint`` whose box lines are ``bars.boxed`` times
+    its cell lines' weight is one too (cell lines printed faint: a person still reads the boxes at a glance)."""
+    n, box, score = grid_side(gray, quad)
+    cols, rows = _profiles(gray, quad)
+    weights = [_side_score(cols, n)[1], _side_score(rows, n)[1]] if n else []
+    boxed = min(_boxed(weights[0], box[1]), _boxed(weights[1], box[0])) if n else 0.0
+    if score < bars.lines and not (score >= bars.faint and boxed >= bars.boxed):
+        return 0, box, score, 0
+    return n, box, score, 16 if n == 4 and boxed < bars.alike else 0
+
+
 def _overlap(a: np.ndarray, b: np.ndarray) -> bool:
     area, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
     return area > 0.1 * min(cv2.contourArea(a.astype(np.float32)), cv2.contourArea(b.astype(np.float32)))
@@ -222,14 +291,14 @@ def find_sized_grids(gray: np.ndarray, most: int = 4) -> list[SizedGrid]:
         return []
     scale = min(1.0, WORK_SIZE / max(h, w))
     small = shrink(gray, (round(w * scale), round(h * scale))) if scale < 1 else gray
-    area_min = MIN_AREA * small.shape[0] * small.shape[1]
+    area_min = SIZES.min_area * small.shape[0] * small.shape[1]
     binary = binarize(small)
     found: list[SizedGrid] = []
     for mask in (binary, long_lines(binary)):
         pad = 4
         padded = cv2.copyMakeBorder(mask, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
         contours = imutils.grab_contours(cv2.findContours(padded, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE))
-        for contour in sorted(contours, key=cv2.contourArea, reverse=True)[:OUTLINES]:
+        for contour in sorted(contours, key=cv2.contourArea, reverse=True)[:SIZES.outlines]:
             contour = contour - pad
             if cv2.contourArea(contour) < area_min:
                 break
@@ -240,10 +309,10 @@ def find_sized_grids(gray: np.ndarray, most: int = 4) -> list[SizedGrid]:
             if min(sides) < 0.5 * max(sides):
                 continue
             quad = refine_corners(contour, quad)
-            n, box, score = grid_side(small, quad)
-            if score < MIN_LINES:
+            n, box, score, other = line_structure(small, quad)
+            if not n:
                 continue
-            grid = SizedGrid((quad / scale).astype(np.float32), n, box, score)
+            grid = SizedGrid((quad / scale).astype(np.float32), n, box, score, other)
             clash = [g for g in found if _overlap(g.corners, grid.corners)]
             if not clash:
                 found.append(grid)
@@ -255,12 +324,7 @@ def find_sized_grids(gray: np.ndarray, most: int = 4) -> list[SizedGrid]:
             break
     found.sort(key=lambda g: -g.score)
     # the outline's corners, on the border's outer edge, moved onto its lines' centres (at full resolution)
-    return [SizedGrid(refit_corners(gray, g.corners, g.side), g.side, g.box, g.score) for g in found[:most]]
-
-
-SOFT = 0.2  # of the ink level: a glyph's faint ink, kept where it joins the glyph found at INK
-LINE_BAND = 8  # of a cell: the band along each side where a grid line's remnant may lie, cut through its lines
-LINE_COVER = 0.7  # a row or column of that band this much ink is a line (a glyph's stroke covers at most 0.62)
+    return [SizedGrid(refit_corners(gray, g.corners, g.side), g.side, g.box, g.score, g.other) for g in found[:most]]
 
 
 def strip_lines(masks: np.ndarray) -> np.ndarray:
@@ -268,13 +332,13 @@ def strip_lines(masks: np.ndarray) -> np.ndarray:
     than ``cells._strip_cells``: a cell cut between its own lines has them at its very edge, and a wide
     number (``16``) puts a digit's upright stroke close to it."""
     h, w = masks.shape[-2:]
-    band = max(2, h // LINE_BAND)
+    band = max(2, h // SIZES.line_band)
     edge_r = np.zeros(h, bool)
     edge_r[:band] = edge_r[h - band:] = True
     edge_c = np.zeros(w, bool)
     edge_c[:band] = edge_c[w - band:] = True
-    rows = edge_r & (masks.mean(axis=-1) > LINE_COVER)
-    cols = edge_c & (masks.mean(axis=-2) > LINE_COVER)
+    rows = edge_r & (masks.mean(axis=-1) > SIZES.line_cover)
+    cols = edge_c & (masks.mean(axis=-2) > SIZES.line_cover)
     return np.where(rows[..., :, None] | cols[..., None, :], 0, masks).astype(np.uint8)
 
 
@@ -283,7 +347,7 @@ def symbol_patch(norm_cell: np.ndarray, mask: np.ndarray | None = None) -> np.nd
     (two for 10-16), the longer side of them all FIT px, centred; None when the cell is blank."""
     s = norm_cell.shape[0]
     if mask is None:
-        mask = strip_lines((norm_cell > INK).astype(np.uint8))
+        mask = strip_lines((norm_cell > CELLS.ink).astype(np.uint8))
     num, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     keep = []
     edge = 0.2 * s
@@ -315,9 +379,9 @@ def symbol_patch(norm_cell: np.ndarray, mask: np.ndarray | None = None) -> np.nd
     if abs((x0 + x1) / 2 - s / 2) > 0.3 * s:
         return None
     glyph = np.isin(labels, keep)
-    # the glyph's fainter ink too (a serif's hairlines fall below INK once blurred): the soft-threshold blobs
+    # the glyph's fainter ink too (a serif's hairlines fall below CELLS.ink once blurred): the soft-threshold blobs
     # that hold its ink, unless they run into a line
-    soft = strip_lines((norm_cell > SOFT).astype(np.uint8))
+    soft = strip_lines((norm_cell > SIZES.soft).astype(np.uint8))
     _, soft_labels, soft_stats, _ = cv2.connectedComponentsWithStats(soft, connectivity=8)
     held = [int(k) for k in np.unique(soft_labels[glyph]) if k]
     if held:
@@ -349,10 +413,10 @@ def cut_sized(warped: np.ndarray, n: int, symbols: bool, cell: int = CELL) -> tu
     patches = np.zeros((n * n, INPUT, INPUT), np.float32)
     has = np.zeros(n * n, bool)
     m = cell // 5
-    todo = np.flatnonzero(grid[:, m:cell - m, m:cell - m].max(axis=(1, 2)) > INK)
+    todo = np.flatnonzero(grid[:, m:cell - m, m:cell - m].max(axis=(1, 2)) > CELLS.ink)
     if not len(todo):
         return patches, has
-    masks = (strip_lines if symbols else _strip_cells)((grid[todo] > INK).astype(np.uint8))
+    masks = (strip_lines if symbols else _strip_cells)((grid[todo] > CELLS.ink).astype(np.uint8))
     for i, sub, mask in zip(todo, grid[todo], masks):
         p = symbol_patch(sub, mask) if symbols else digit_patch(sub, mask=mask)[0]
         if p is not None:
@@ -394,9 +458,6 @@ def warp_sized(gray: np.ndarray, grid: SizedGrid, cell: int = CELL) -> np.ndarra
     return warp_lines(gray, grid.corners, grid.side, cell)
 
 
-NOT_A_SYMBOL = 0.5  # a cut cell whose "nothing here" odds are above this is blank (a speck, a line's remnant)
-
-
 def _read_cells(warped: np.ndarray, n: int, digits: DigitReader, symbols: SymbolReader | None
                 ) -> tuple[np.ndarray, np.ndarray, dict[int, list[int]], str]:
     """Each cell's value (0 blank) and confidence, each inked cell's likely values (likeliest first), and the
@@ -415,25 +476,16 @@ def _read_cells(warped: np.ndarray, n: int, digits: DigitReader, symbols: Symbol
         if symbols is None:
             symbols = SymbolReader()
         probs = symbols.probabilities(patches[idx])
-        inked = probs[:, 0] <= NOT_A_SYMBOL
+        inked = probs[:, 0] <= SIZES.not_a_symbol
         style = page_style(probs[inked]) if inked.any() else "1-9A-G"
         cols = [GLYPHS.index(g) for g in STYLES[style]]
         p = probs[:, cols] / np.maximum(probs[:, cols].sum(axis=1, keepdims=True), 1e-9)
-    blank = probs[:, 0] > NOT_A_SYMBOL
+    blank = probs[:, 0] > SIZES.not_a_symbol
     values[idx] = np.where(blank, 0, p.argmax(axis=1) + 1)
     conf[idx] = np.where(blank, probs[:, 0], p.max(axis=1) * (1 - probs[:, 0]))
-    likely = {int(i): [int(v) + 1 for v in np.argsort(-row)[:ALTERNATIVES] if row[v] >= LIKELY]
+    likely = {int(i): [int(v) + 1 for v in np.argsort(-row)[:SIZES.alternatives] if row[v] >= SIZES.likely]
               for i, row, b in zip(idx, p, blank) if not b}
     return values, conf, likely, style
-
-
-ALTERNATIVES = 3  # readings of a cell the rules may choose from (its likeliest)
-LIKELY = 0.02  # ... each at least this likely
-MOST_DOUBTS = 8  # cells whose reading the rules may change
-MOST_CHANGES = 2  # ... at most this many of them at once
-OVERTURN = 0.95  # a cell read surer than this is never changed by the rules (a wrong answer is worse than none)
-MOST_FOUND = 4  # readings that solve, weighed against each other
-CLEARER = 0.25  # the readings the rules settle on must overturn cells this much less sure than the next
 
 
 def _text(values: np.ndarray) -> str:
@@ -461,7 +513,7 @@ def _doubts(values: np.ndarray, conf: np.ndarray, box: Box) -> list[int]:
     conflicts = validate(parse_line(_text(values), box=box))
     clashing = sorted({i for c in conflicts for i in (c.a, c.b)}, key=lambda i: conf[i])
     others = [int(i) for i in np.argsort(conf) if values[i] and i not in clashing]
-    return (clashing + others)[:MOST_DOUBTS]
+    return (clashing + others)[:SIZES.most_doubts]
 
 
 def settle(values: np.ndarray, conf: np.ndarray, likely: dict[int, list[int]], box: Box,
@@ -469,15 +521,15 @@ def settle(values: np.ndarray, conf: np.ndarray, likely: dict[int, list[int]], b
     """A reading that does not solve one way, settled by the rules with as few changes as can be: one of its
     doubtful cells (``_doubts``) read as another likely value (or as ink whose value the solution gives),
     else two of them. Of the readings that then solve one way, the one overturning the least sure cells is
-    taken, when clearly so (CLEARER); else the reading as read, with why it fails. The caller names the cells
+    taken, when clearly so (SIZES.clearer); else the reading as read, with why it fails. The caller names the cells
     changed (``corrected``)."""
     status, solution, message = _solve_one(values, box, timeout)
     if status == Status.SOLVED:
         return status, values, solution, message
-    doubt = [i for i in _doubts(values, conf, box) if conf[i] < OVERTURN]
+    doubt = [i for i in _doubts(values, conf, box) if conf[i] < SIZES.overturn]
     # a change is another likely value, or (0) "ink, value unknown": the cell left to the solution
     changes = [(i, v) for i in doubt for v in likely.get(i, []) + [0] if v != values[i]]
-    for count in range(1, MOST_CHANGES + 1):
+    for count in range(1, SIZES.most_changes + 1):
         found: dict[str, tuple[float, np.ndarray, str]] = {}
         for combo in combinations(changes, count):
             if len({i for i, _ in combo}) < count:
@@ -494,17 +546,14 @@ def settle(values: np.ndarray, conf: np.ndarray, likely: dict[int, list[int]], b
                         trial[i] = SYMBOLS.index(sol[i]) + 1
                 # what it overturns: how sure the cells it changes were read
                 found[_text(trial)] = (float(sum(conf[i] for i, _ in combo)), trial, sol)
-                if len(found) >= MOST_FOUND:
+                if len(found) >= SIZES.most_found:
                     break
         if found:
             ranked = sorted(found.values(), key=lambda f: f[0])
-            if len(ranked) == 1 or ranked[0][0] + CLEARER <= ranked[1][0]:
+            if len(ranked) == 1 or ranked[0][0] + SIZES.clearer <= ranked[1][0]:
                 return Status.SOLVED, ranked[0][1], ranked[0][2], ""
             break  # readings that solve, none clearly likelier: the rules cannot tell which was printed
     return status, values, None, message
-
-
-SURE_UPRIGHT = 0.9  # every symbol read at least this surely: the grid is the right way up, no turn is read
 
 
 def _upright(read: np.ndarray, conf: np.ndarray) -> float:
@@ -525,7 +574,7 @@ def _turns(warped: np.ndarray, n: int, digits: DigitReader, symbols: SymbolReade
     reading that clashes or solves wrongly)."""
     first = _read_cells(warped, n, digits, symbols)
     inked = first[0] > 0
-    if not inked.any() or bool((first[1][inked] >= SURE_UPRIGHT).all()):
+    if not inked.any() or bool((first[1][inked] >= SIZES.sure_upright).all()):
         return [(0, first)]
     turned = [(k, _read_cells(np.ascontiguousarray(np.rot90(warped, k)), n, digits, symbols)) for k in (1, 2, 3)]
     k, best = max(turned, key=lambda t: _upright(t[1][0], t[1][1]))
@@ -578,3 +627,16 @@ def read_sized(gray: np.ndarray, grid: SizedGrid, digits: DigitReader, symbols: 
     return BoardResult(status, corners=corners, givens=_text(values), confidence=conf, solution=solution,
                        message=message, ms=(time.perf_counter() - t0) * 1e3, corrected=corrected,
                        box=box, symbols=style)
+
+
+def read_sized_or_other(gray: np.ndarray, grid: SizedGrid, digits: DigitReader, timeout: float, t0: float,
+                        overrides: dict[int, int] | None = None) -> BoardResult:
+    """:func:`read_sized`; a grid that does not solve at its side is read at the other side its lines allow
+    (``SizedGrid.other``: a 16x16 whose faint cell lines left only its boxes, taken for a 4x4 grid's cells), and
+    that reading is taken when it solves: the lines propose, the models and the rules confirm."""
+    result = read_sized(gray, grid, digits, None, timeout, t0, overrides)
+    if result.status == Status.SOLVED or not grid.other:
+        return result
+    again = read_sized(gray, SizedGrid(grid.corners, grid.other, BOXES[grid.other][0], grid.score), digits, None,
+                       timeout, t0, overrides)
+    return again if again.status == Status.SOLVED else result

@@ -109,34 +109,31 @@ def bend(image: np.ndarray, corners: np.ndarray, bow: float, lean: float = 0.0, 
     cam = turn if camera is None else np.asarray(camera, np.float64) @ turn
     amp = bow * 9.0
 
-    def forward(uv: np.ndarray) -> np.ndarray:
-        u, v = uv[..., 0], uv[..., 1]
-        if axis == 0:
-            v = v + amp * np.sin(np.pi * np.clip(u, -4.5, 13.5) / 9)
-        else:
-            u = u + amp * np.sin(np.pi * np.clip(v, -4.5, 13.5) / 9)
-        return np.stack([u, v], axis=-1)
-
-    def backward(uv: np.ndarray) -> np.ndarray:
-        u, v = uv[..., 0], uv[..., 1]
-        if axis == 0:
-            v = v - amp * np.sin(np.pi * np.clip(u, -4.5, 13.5) / 9)
-        else:
-            u = u - amp * np.sin(np.pi * np.clip(v, -4.5, 13.5) / 9)
-        return np.stack([u, v], axis=-1)
-
-    def apply(hmat: np.ndarray, pts: np.ndarray) -> np.ndarray:
-        return cv2.perspectiveTransform(pts.reshape(-1, 1, 2).astype(np.float64), hmat).reshape(pts.shape)
-
     # every output pixel looks up where it came from: camera^-1, grid^-1, unbend, grid
     ys, xs = np.mgrid[0:h, 0:w].astype(np.float64)
     out_pts = np.stack([xs, ys], axis=-1)
-    uv = apply(np.linalg.inv(grid) @ np.linalg.inv(cam), out_pts)
-    src = apply(grid, backward(uv)).astype(np.float32)
+    uv = _apply(np.linalg.inv(grid) @ np.linalg.inv(cam), out_pts)
+    src = _apply(grid, _bowed(uv, -amp, axis)).astype(np.float32)
     bent = cv2.remap(image, src[..., 0], src[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     if points is None:
         flat = np.stack(np.meshgrid(np.arange(10.0), np.arange(10.0)), axis=-1)  # (row, col) -> (u, v)
     else:
-        flat = apply(np.linalg.inv(grid), np.asarray(points, np.float64))
-    truth = apply(cam @ grid, forward(flat)).astype(np.float32)
+        flat = _apply(np.linalg.inv(grid), np.asarray(points, np.float64))
+    truth = _apply(cam @ grid, _bowed(flat, amp, axis)).astype(np.float32)
     return bent, truth
+
+
+def _bowed(uv: np.ndarray, amp: float, axis: int) -> np.ndarray:
+    """Grid coordinates bowed by ``amp`` cells at the middle (a negative ``amp`` undoes it): the rows
+    (``axis`` 0) or the columns move along a half sine of the other coordinate."""
+    u, v = uv[..., 0], uv[..., 1]
+    if axis == 0:
+        v = v + amp * np.sin(np.pi * np.clip(u, -4.5, 13.5) / 9)
+    else:
+        u = u + amp * np.sin(np.pi * np.clip(v, -4.5, 13.5) / 9)
+    return np.stack([u, v], axis=-1)
+
+
+def _apply(hmat: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Points of any shape (..., 2) through a homography, in float64."""
+    return cv2.perspectiveTransform(pts.reshape(-1, 1, 2).astype(np.float64), hmat).reshape(pts.shape)

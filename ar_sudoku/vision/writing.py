@@ -7,19 +7,15 @@ reading that might be wrong is a doubt ("looks like"), never a mistake.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
-from ar_sudoku.sudoku.logic import PEER_LIST
-from ar_sudoku.sudoku.rules import Reading
 from ar_sudoku.sudoku.vocabulary import is_empty
-from ar_sudoku.sudoku.written import Written, from_kinds
 from ar_sudoku.vision.deblur import measure_streak
 from ar_sudoku.vision.doubts import glare_cover, ink_contrast
 from ar_sudoku.vision.entries import candidate_pieces, cell_region, entry_crops, ink_box, ink_height
-from ar_sudoku.vision.grid import to_gray, unshade
 from ar_sudoku.vision.kinds import (
     BLANK,
     ENTRY,
@@ -29,7 +25,6 @@ from ar_sudoku.vision.kinds import (
     KindReader,
     apply_votes,
     decide,
-    in_entry_ink,
     page_inks,
     pen_map,
     percentile,
@@ -40,51 +35,112 @@ from ar_sudoku.vision.kinds import (
 )
 from ar_sudoku.vision.kinds import CELL as VIEW_CELL
 from ar_sudoku.vision.kinds import MARGIN as VIEW_MARGIN
-from ar_sudoku.vision.own_print import print_likeness
-
-SURE_WRITTEN = 0.8  # a cell less sure than this of holding a written digit is never called a mistake
-DOUBT = 0.1  # an entry whose readers give the solution's digit these odds against their likeliest is the solution's
-# A mistake is claimed only when each reader alone is sure of it: the cell is handwriting (SURE_ENTRY; a
-# given the rules did not keep is not), each
-# model gives the written digit at least SURE_DIGIT of its digit odds and the solution's digit under AGAINST
-# of the written one's, and the two name the same digit. Anything less is a doubt ("looks like"), never a mistake.
-SURE_ENTRY = 0.5
-AGAINST = 0.05  # each reader's odds of the solution's digit against the written one's must be below this
-# ... and, when the written digit is printed in the cell's row, column or box, the two readers' odds together
-# (their geometric mean) below this: a slip a person seldom makes, the print being in plain view, so a reading
-# that makes it is more often a misreading (train image1036 blurred: a 4 open at the top read as 7, a printed 7
-# in its column, at 0.018). Planted swaps on the train photos: 7 of 309 such sure mistakes become doubts
-AGAINST_PRINTED = 0.015
-SHARP = 0.40  # a picture whose steepest edges are below this share of its contrast is blurred (EntryOpinion)
-NOISY = 0.06  # ... whose paper's typical Laplacian is above this share of its contrast is noisy
-# ... and whose least steep edges of four directions are below this share of its steepest is shaken (train
-# written-on photos as taken: 0.57-0.99, a tenth below 0.75; under the benchmark's 7 px streak: median 0.58)
-SHAKEN = 0.55
-SURE_DIGIT = 0.5
-# Sizes against the page's own sure entries (the median height of up to REFERENCE of them, at least MIN_REFERENCE):
-# pencilled candidates are about 0.6 of them (0.45-0.8 on the handwritten photos), entries about 1 (>= 0.78).
-LONE_ENTRY = 0.85  # one small digit, read as candidates, this tall and the solution's digit: an entry written small
-# ... or in several pieces (a shaken pen stroke broken up) when the entry model reads the whole cell as the
-# solution's digit this surely (train written-on photos under motion blur: 4 entries of image1014 read as pencil)
-BROKEN_ENTRY = 0.8
-# the entry odds of the page's only "pencil mark" that makes it an entry, when the readers leave the solution's
-# digit a fair chance (DOUBT) and it is as tall as the page's entries (LONE_ENTRY): shaken, a pen 1's thin stroke
-# looks pencilled (train image1067 under the benchmark's motion blur: 0.34, its candidates' 0.64)
-ALONE_ENTRY = 0.2
-SEEN_ENTRY = 2 / 3  # an entry the gate would drop as a smudge, this tall and the solution's digit: kept
-AGREED_ENTRY = 0.55  # ... this tall when both readers name the solution's digit on a written-on page
-SMALL_ENTRY = 0.75  # an unsure entry on a page with pencil marks, smaller than this (entries: >= 0.78): candidates
-REFERENCE = 5
-MIN_REFERENCE = 3
+from ar_sudoku.vision.own_print import print_likeness, smoothed_strokes
+from ar_sudoku.vision.page_print import print_alike
+from ar_sudoku.vision.quads import to_gray, unshade
 
 
-SMALL_PRINT = 0.8  # a "given" this much shorter than the page's sure givens is handwriting (print has one size)
-PRINT_REFERENCE = 7  # the surest givens whose median height is the page's print size
-MAYBE_SMALL = 0.9  # a given whose rough height (from the model's views) is under this share is measured exactly
-# The least entry odds of a short "given" that is handwriting. On the train written-on photos under twelve
-# conditions, the height alone turned 65 givens to entries: the 43 that were entries had odds 0.055 and more,
-# the 22 that were print (a screen's moire, blur at the grid's edge) 0.049 and less
-SMALL_ODD_ENTRY = 0.05
+@dataclass(frozen=True)
+class WritingConfig:
+    """This stage's tuning: each field with the reason for its value."""
+
+    sure_written: float = 0.8  # a cell less sure than this of holding a written digit is never called a mistake
+    # an entry whose readers give the solution's digit these odds against their likeliest is the solution's
+    doubt: float = 0.1
+    # A mistake is claimed only when each reader alone is sure of it: the cell is handwriting (sure_entry; a
+    # given the rules did not keep is not), each
+    # model gives the written digit at least sure_digit of its digit odds and the solution's digit under against
+    # of the written one's, and the two name the same digit. Anything less is a doubt ("looks like"), never a mistake.
+    sure_entry: float = 0.5
+    against: float = 0.05  # each reader's odds of the solution's digit against the written one's must be below this
+    # ... and, when the written digit is printed in the cell's row, column or box, the two readers' odds together
+    # (their geometric mean) below this: a slip a person seldom makes, the print being in plain view, so a reading
+    # that makes it is more often a misreading (a blurred 4 open at the top read as 7, a printed 7 in
+    # its column). Planted swaps on the train photos: 7 of 309 such sure mistakes become doubts
+    against_printed: float = 0.015
+    sharp: float = 0.40  # a picture whose steepest edges are below this share of its contrast is blurred (EntryOpinion)
+    noisy: float = 0.06  # ... whose paper's typical Laplacian is above this share of its contrast is noisy
+    # ... and whose least steep edges of four directions are below this share of its steepest is shaken (train
+    # written-on photos as taken: 0.57-0.99, a tenth below 0.75; under the benchmark's 7 px streak: median 0.58)
+    shaken: float = 0.55
+    sure_digit: float = 0.5
+    # Sizes against the page's own sure entries (the median height of up to reference of them, at least min_reference):
+    # pencilled candidates are about 0.6 of them (0.45-0.8 on the handwritten photos), entries about 1 (>= 0.78).
+    # one small digit, read as candidates, this tall and the solution's digit: an entry written small
+    lone_entry: float = 0.85
+    # ... or in several pieces (a shaken pen stroke broken up) when the entry model reads the whole cell as the
+    # solution's digit this surely (a shaken pen's entries, broken up, read as pencil)
+    broken_entry: float = 0.8
+    # the entry odds of the page's only "pencil mark" that makes it an entry, when the readers leave the solution's
+    # digit a fair chance (doubt) and it is as tall as the page's entries (lone_entry): shaken, a pen 1's thin stroke
+    # looks pencilled, with far lower entry odds than real candidates get
+    alone_entry: float = 0.2
+    seen_entry: float = 2 / 3  # an entry the gate would drop as a smudge, this tall and the solution's digit: kept
+    agreed_entry: float = 0.55  # ... this tall when both readers name the solution's digit on a written-on page
+    # an unsure entry on a page with pencil marks, smaller than this (entries: >= 0.78): candidates
+    small_entry: float = 0.75
+    reference: int = 5
+    min_reference: int = 3
+    # a "given" this much shorter than the page's sure givens is handwriting (print has one size)
+    small_print: float = 0.8
+    print_reference: int = 7  # the surest givens whose median height is the page's print size
+    # a given whose rough height (from the model's views) is under this share is measured exactly
+    maybe_small: float = 0.9
+    # The least entry odds of a short "given" that is handwriting. On the train written-on photos under twelve
+    # conditions, the height alone turned 65 givens to entries: the 43 that were entries had odds 0.055 and more,
+    # the 22 that were print (a screen's moire, blur at the grid's edge) 0.049 and less
+    small_odd_entry: float = 0.05
+    shape_sure: float = 0.9  # givens the kind model is this sure of are the page's print, the templates' source
+    like_print: float = 0.9  # a given whose likeness to its digit's print is this share of that print's own is print
+    place_slack: int = 2  # px (at CELL scale) a digit may stand off its print's place and be print standing there
+    # Print stands where its font puts it: on the training written-on photos, the sure givens' digit boxes lie
+    # on one plane over the grid (all but a few centres within 3.5 px of it; px at CELL scale) and are one height
+    # (0.91-1.06 of their median). Entries the kind model takes for print under blur, a screen's moire or a
+    # small picture mostly lie off it (median 5 px) or are shorter (median 0.79-0.93).
+    print_sure: float = 0.97  # givens this sure are the page's print: where they stand and how tall is the reference
+    min_placed: int = 6  # sure givens needed to fit the print's plane
+    # a given with at least these entry odds is measured (fewer: it is print, as the model says) ...
+    odd_entry: float = 0.1
+    noisy_odd_entry: float = 0.15  # ... in a noisy picture (a dim room's speckle sways the model's odds for print too)
+    off_place: float = 2.5  # a digit whose box's centre is this far off the print's plane (px at CELL scale) ...
+    off_spread: float = 2.0  # ... and this many times the 90th percentile of the sure givens' own distances to it
+    short_print: float = 0.85  # ... or this much shorter than the print is handwriting,
+    tall_print: float = 1.1  # unless its box is this much taller than print (or wide_print wider than print's widest
+    wide_print: float = 1.5  # digit): something else joined it (a neighbour's stroke, the border), nothing is judged
+    # the entry model's least probability of its digit for a blank-looking cell in the entries' ink
+    pale_pen_sure: float = 0.8
+    # the entry model's least probability of its digit for a blank cell drawn in the entries' ink alone: lower than
+    # pale_pen_sure, as its strokes stand out from the print and the paper there (train written-on photos under six
+    # conditions: 11 more entries found than at 0.8, none in a blank cell)
+    pen_sure: float = 0.5
+    # the entry odds such a cell is given: a written digit, never sure enough to be called wrong
+    pale_pen_mass: float = 0.75
+    # Most newspapers print their givens in a pattern symmetric under a half turn (65 of the 160 sudoku-photos
+    # puzzles; each of the others is at least 24 cells off it). A reading one pair of cells off such a pattern has
+    # misread one of the two: the chance that a pattern of this many givens (symmetric_givens) is a single pair
+    # off by design is slight.
+    symmetric_givens: int = 20
+    # Pairs off the pattern that are set right. Two pairs gained one train photo-condition (1437 -> 1438 split
+    # exactly), too little for the larger chance that a pattern two pairs off is the printed one
+    off_pairs: int = 1
+    # The least odds the model must give the cell that changes kind (a given's entry odds, an entry's print odds).
+    # Chosen on the train written-on photos under six conditions: the eight right changes had 0.08 and more, the two
+    # wrong ones (a given read as a sure entry, whose partner, sure print, was taken for handwriting) 0.03 and 0.05.
+    # At this bar, under all thirteen conditions of scripts/eval_robust.py, the rule makes 11 changes there, all right
+    odd_kind: float = 0.07
+    stain: float = 0.4  # an "entry" on a printed page fainter than this share of the print's contrast is a stain
+    min_print: int = 17  # sure givens that tell the print's contrast (as many as the fewest a puzzle has)
+    # A "pencil mark" in the entries' own pen ink (a page of two inks) is an entry written small: pencil is grey.
+    # On the train written-on photos under twelve conditions, of 2969 cells left as pencil marks none of the true
+    # ones was in the entries' ink, and 3 entries were. A person who pencils in pen marks many cells: at most this
+    # many in the pen's ink are read as entries
+    pen_marks: int = 2
+    # A cell the kind model took for blank but less surely than this may hold a faint entry (_unseen_pen). On the train
+    # written-on photos in the darker room, the missed entries in the entries' ink had 0.40-0.86
+    unseen_blank: float = 0.9
+
+
+WRITING = WritingConfig()
 
 
 def _rough_heights(views: np.ndarray) -> np.ndarray:
@@ -98,11 +154,6 @@ def _rough_heights(views: np.ndarray) -> np.ndarray:
     return np.where(rows.any(axis=1), last - first + 1, 0)
 
 
-SHAPE_SURE = 0.9  # givens the kind model is this sure of are the page's print, the templates' source
-LIKE_PRINT = 0.9  # a given whose likeness to its digit's print is this share of that print's own is print
-PLACE_SLACK = 2  # px (at CELL scale) a digit may stand off its print's place and be print standing there
-
-
 def shaped_as_print(kinds: CellKinds, square: np.ndarray, cells: list[int],
                     placed: list[int] | None = None) -> set[int]:
     """The ``cells`` and ``placed`` (givens as read) whose shape is the page's own print of their digit
@@ -112,17 +163,20 @@ def shaped_as_print(kinds: CellKinds, square: np.ndarray, cells: list[int],
     print's size. Its shape, correlated over the whole digit, holds in both. A newspaper prints every given in
     one font, so a given matches the page's other givens of its digit about as closely as they match each
     other (the median of the page's sure givens of the digit, each against the others; of all its print for a
-    digit printed only twice): ``LIKE_PRINT`` of that, and the digit is print whatever its box measures. A
+    digit printed only twice): ``WRITING.like_print`` of that, and the digit is print whatever its box measures. A
     digit the page prints too seldom is not judged. ``cells`` are matched a few pixels around the print's
     place (a hand's neat 7 standing off it matches as closely); ``placed``, whose boxes stand off that place,
-    must show the print where the print stands (within ``PLACE_SLACK``).
+    must show the print where the print stands (within ``WRITING.place_slack``).
     """
     placed = placed or []
     asked = np.asarray([*cells, *placed], np.int64)
     if not len(asked):
         return set()
-    printed = np.flatnonzero((kinds.kinds == GIVEN) & (kinds.probs[:, 1:10].sum(axis=1) >= SHAPE_SURE))
-    likeness = print_likeness(square, kinds.digits, printed, np.concatenate([printed, cells]).astype(np.int64))
+    printed = np.flatnonzero((kinds.kinds == GIVEN) & (kinds.probs[:, 1:10].sum(axis=1) >= WRITING.shape_sure))
+    # only each cell's own digit is asked (its template alone): nothing here looks at another digit's likeness
+    strokes = smoothed_strokes(square)
+    likeness = print_likeness(square, kinds.digits, printed, np.concatenate([printed, cells]).astype(np.int64),
+                              own_digit=True, strokes=strokes)
     own = np.full(9, np.nan, np.float32)
     for d in range(1, 10):
         mine = likeness[printed[kinds.digits[printed] == d], d - 1]
@@ -131,10 +185,11 @@ def shaped_as_print(kinds: CellKinds, square: np.ndarray, cells: list[int],
     if np.isnan(own).all():
         return set()
     if placed:  # asked where their print would stand
-        likeness[placed] = print_likeness(square, kinds.digits, printed, placed, PLACE_SLACK)[placed]
+        likeness[placed] = print_likeness(square, kinds.digits, printed, placed, WRITING.place_slack,
+                                          own_digit=True, strokes=strokes)[placed]
     own[np.isnan(own)] = float(np.nanmedian(own))  # a digit printed twice: the page's other print says how alike
     shares = likeness[asked, kinds.digits[asked] - 1] / own[kinds.digits[asked] - 1]
-    return {int(i) for i, share in zip(asked, shares) if share >= LIKE_PRINT}  # NaN: the digit has no template
+    return {int(i) for i, share in zip(asked, shares) if share >= WRITING.like_print}  # NaN: the digit has no template
 
 
 def small_print_is_written(kinds: CellKinds, second: EntryOpinion, views: np.ndarray,
@@ -154,23 +209,24 @@ def small_print_is_written(kinds: CellKinds, second: EntryOpinion, views: np.nda
         return kinds
     p_given = kinds.probs[:, 1:10].sum(axis=1)
     given = [int(i) for i in np.flatnonzero(kinds.kinds == GIVEN)]
-    surest = [i for i in sorted(given, key=lambda i: -p_given[i]) if p_given[i] >= sure][:PRINT_REFERENCE]
-    if len(surest) < MIN_REFERENCE:
+    surest = [i for i in sorted(given, key=lambda i: -p_given[i]) if p_given[i] >= sure][:WRITING.print_reference]
+    if len(surest) < WRITING.min_reference:
         return kinds
     rough = _rough_heights(views)
     rough_print = float(np.median(rough[surest]))
-    maybe = [i for i in given if i not in surest and rough[i] < MAYBE_SMALL * rough_print]
+    maybe = [i for i in given if i not in surest and rough[i] < WRITING.maybe_small * rough_print]
     heights = dict(zip(surest + maybe, second.heights(surest + maybe, flat=True)))
     reference = [heights[i] for i in surest if heights[i] > 0]
-    if len(reference) < MIN_REFERENCE:
+    if len(reference) < WRITING.min_reference:
         return kinds
-    limit = SMALL_PRINT * float(np.median(reference))
+    limit = WRITING.small_print * float(np.median(reference))
     # a sure 'given' may be handwriting too; but not one in the givens' own ink, on a page of two inks
     ink = kinds.ink if kinds.ink is not None else np.zeros(81, np.float32)
-    # ... nor one the model gives next to no odds of handwriting (``SMALL_ODD_ENTRY``): a given at the grid's
+    # ... nor one the model gives next to no odds of handwriting (``WRITING.small_odd_entry``): a given at the grid's
     # edge, its box cut by the border line or a blur's fringe, measures short too
     p_entry = kinds.probs[:, 10:19].sum(axis=1)
-    small = [i for i in surest + maybe if 0 < heights[i] < limit and ink[i] >= 0 and p_entry[i] >= SMALL_ODD_ENTRY]
+    small = [i for i in surest + maybe if 0 < heights[i] < limit and ink[i] >= 0
+             and p_entry[i] >= WRITING.small_odd_entry]
     shaped = shaped_as_print(kinds, second.warped, small)
     return _voted_written(kinds, [i for i in small if i not in shaped])
 
@@ -186,32 +242,17 @@ def _voted_written(kinds: CellKinds, cells: list[int]) -> CellKinds:
     return CellKinds(cell_kinds, digits, probs, confidence, kinds.ink)
 
 
-# Print stands where its font puts it: on the training written-on photos, the sure givens' digit boxes lie
-# on one plane over the grid (all but a few centres within 3.5 px of it; px at CELL scale) and are one height
-# (0.91-1.06 of their median). Entries the kind model takes for print under blur, a screen's moire or a
-# small picture mostly lie off it (median 5 px) or are shorter (median 0.79-0.93).
-PRINT_SURE = 0.97  # givens this sure are the page's print: where they stand and how tall is the reference
-MIN_PLACED = 6  # sure givens needed to fit the print's plane
-ODD_ENTRY = 0.1  # a given with at least these entry odds is measured (fewer: it is print, as the model says) ...
-NOISY_ODD_ENTRY = 0.15  # ... in a noisy picture (a dim room's speckle sways the model's odds for print too)
-OFF_PLACE = 2.5  # a digit whose box's centre is this far off the print's plane (px at CELL scale) ...
-OFF_SPREAD = 2.0  # ... and this many times the 90th percentile of the sure givens' own distances to it
-SHORT_PRINT = 0.85  # ... or this much shorter than the print is handwriting,
-TALL_PRINT = 1.1  # unless its box is this much taller than print (or WIDE_PRINT wider than print's widest
-WIDE_PRINT = 1.5  # digit): something else joined it (a neighbour's stroke, the border), nothing is judged
-
-
 def misplaced_print_is_written(kinds: CellKinds, second: EntryOpinion) -> CellKinds:
     """On a written-on page, a doubtful given that stands off the print's places, or is short of its size, is an entry.
 
     Blurred, off a screen or small, a neat hand's digit looks like print to the kind model, and a
     page written in black (or a pen whose colour the light took) gives no colour to tell them apart
     (issue 21: most written-on pages that failed under those conditions). A newspaper prints every
-    given at the same place in its cell: the boxes of the page's sure givens (``PRINT_SURE``) fit
+    given at the same place in its cell: the boxes of the page's sure givens (``WRITING.print_sure``) fit
     one plane over the grid (their centres, by row and column: the warp's small errors are smooth).
-    A given that the model itself gives ``ODD_ENTRY`` odds of an entry, standing ``OFF_PLACE`` off
-    that plane (and ``OFF_SPREAD`` times as far as the print's own stand: speckle moves boxes) or
-    ``SHORT_PRINT`` of the print's height (unless its shape is the page's print: :func:`shaped_as_print`),
+    A given that the model itself gives ``WRITING.odd_entry`` odds of an entry, standing ``WRITING.off_place`` off
+    that plane (and ``WRITING.off_spread`` times as far as the print's own stand: speckle moves boxes) or
+    ``WRITING.short_print`` of the print's height (unless its shape is the page's print: :func:`shaped_as_print`),
     is an entry. Cells in the givens' own ink, on a page of two inks, stay print.
     """
     if not sure_of_writing(kinds):
@@ -219,14 +260,14 @@ def misplaced_print_is_written(kinds: CellKinds, second: EntryOpinion) -> CellKi
     p_given, p_entry = kinds.probs[:, 1:10].sum(axis=1), kinds.probs[:, 10:19].sum(axis=1)
     noisy = second.quiet is not second.warped
     ink = kinds.ink if kinds.ink is not None else np.zeros(81, np.float32)
-    doubtful = np.flatnonzero((kinds.kinds == GIVEN) & (p_given < PRINT_SURE) & (ink >= 0)
-                              & (p_entry >= (NOISY_ODD_ENTRY if noisy else ODD_ENTRY)))
+    doubtful = np.flatnonzero((kinds.kinds == GIVEN) & (p_given < WRITING.print_sure) & (ink >= 0)
+                              & (p_entry >= (WRITING.noisy_odd_entry if noisy else WRITING.odd_entry)))
     if not len(doubtful):
         return kinds
-    sure = [int(i) for i in np.flatnonzero((kinds.kinds == GIVEN) & (p_given >= PRINT_SURE))]
+    sure = [int(i) for i in np.flatnonzero((kinds.kinds == GIVEN) & (p_given >= WRITING.print_sure))]
     boxes = dict(zip(sure + [int(i) for i in doubtful], second.boxes(sure + [int(i) for i in doubtful])))
     placed = [i for i in sure if boxes[i] is not None]
-    if len(placed) < MIN_PLACED:
+    if len(placed) < WRITING.min_placed:
         return kinds
     at = np.array([[1.0, i // 9, i % 9] for i in placed])
     box = np.array([boxes[i] for i in placed], np.float64)
@@ -237,7 +278,7 @@ def misplaced_print_is_written(kinds: CellKinds, second: EntryOpinion) -> CellKi
     # a dim room's speckle joins the boxes of print too: the page's own print says how far off is off
     stand = centres - at @ plane
     spread = percentile(np.hypot(*stand.T), 90)
-    off_place = max(OFF_PLACE, OFF_SPREAD * spread)
+    off_place = max(WRITING.off_place, WRITING.off_spread * spread)
     digit = kinds.digits[placed]
     written, short = [], []
     for i in doubtful:
@@ -250,53 +291,32 @@ def misplaced_print_is_written(kinds: CellKinds, second: EntryOpinion) -> CellKi
         # sure givens of the same digit; with none, across is not judged (only the height and up or down)
         same = stand[digit == kinds.digits[i]]
         off = off - np.median(same, axis=0) if len(same) else off * np.array([1.0, 0.0])
-        if h < TALL_PRINT and b[3] - b[2] < WIDE_PRINT * width:
+        if h < WRITING.tall_print and b[3] - b[2] < WRITING.wide_print * width:
             if float(np.hypot(*off)) >= off_place:
                 written.append(int(i))
-            elif h <= SHORT_PRINT:
+            elif h <= WRITING.short_print:
                 short.append(int(i))
     shaped = shaped_as_print(kinds, second.warped, short, placed=written)
     return _voted_written(kinds, [i for i in written + short if i not in shaped])
 
 
-PALE_PEN_SURE = 0.8  # the entry model's least probability of its digit for a blank-looking cell in the entries' ink
-# the entry model's least probability of its digit for a blank cell drawn in the entries' ink alone: lower than
-# PALE_PEN_SURE, as its strokes stand out from the print and the paper there (train written-on photos under six
-# conditions: 11 more entries found than at 0.8, none in a blank cell)
-PEN_SURE = 0.5
-PALE_PEN_MASS = 0.75  # the entry odds such a cell is given: a written digit, never sure enough to be called wrong
-
-
-# Most newspapers print their givens in a pattern symmetric under a half turn (65 of the 160 sudoku-photos
-# puzzles; each of the others is at least 24 cells off it). A reading one pair of cells off such a pattern has
-# misread one of the two: the chance that a pattern of this many givens (SYMMETRIC_GIVENS) is a single pair
-# off by design is slight.
-SYMMETRIC_GIVENS = 20
-# Pairs off the pattern that are set right. Two pairs gained one train photo-condition (1437 -> 1438 split
-# exactly), too little for the larger chance that a pattern two pairs off is the printed one
-OFF_PAIRS = 1
-# The least odds the model must give the cell that changes kind (a given's entry odds, an entry's print odds).
-# Chosen on the train written-on photos under six conditions: the eight right changes had 0.08 and more, the two
-# wrong ones (a given read as a sure entry, whose partner, sure print, was taken for handwriting) 0.03 and 0.05.
-# At this bar, under all thirteen conditions of scripts/eval_robust.py, the rule makes 11 changes there, all right
-ODD_KIND = 0.07
-
-
 def symmetric_print(kinds: CellKinds) -> CellKinds:
-    """On a written-on page whose givens are symmetric under a half turn but for one pair of cells (``OFF_PAIRS``),
+    """On a written-on page whose givens are symmetric under a half turn but for one pair of cells
+    (``WRITING.off_pairs``),
     that pair set right.
 
     A neat hand's digit taken for print (blurred, off a screen, a black pen) stands where the
     pattern has no given; a given taken for handwriting leaves a hole in it. Of the pair's given
     and its partner (an entry, or a blank cell), the one the model gives the more odds of the other
-    kind changes kind, when they are at least ``ODD_KIND``. On a page of two inks, a cell in the
+    kind changes kind, when they are at least ``WRITING.odd_kind``. On a page of two inks, a cell in the
     givens' ink stays print and one in the entries' ink stays handwriting: when that leaves one
     cell that can change, it does. A given taken for an entry keeps entry odds below
-    ``SURE_WRITTEN``: it is checked against the solution but never called a mistake.
+    ``WRITING.sure_written``: it is checked against the solution but never called a mistake.
     """
     given = kinds.kinds == GIVEN
     odd = [int(i) for i in np.flatnonzero(given & ~given[::-1])]  # each off pair's given
-    if not 0 < len(odd) <= OFF_PAIRS or int(given.sum()) < SYMMETRIC_GIVENS or not sure_of_writing(kinds):
+    if not 0 < len(odd) <= WRITING.off_pairs or int(given.sum()) < WRITING.symmetric_givens or (
+            not sure_of_writing(kinds)):
         return kinds
     ink = kinds.ink if kinds.ink is not None else np.zeros(81, np.float32)
     probs = kinds.probs.copy()
@@ -312,15 +332,15 @@ def symmetric_print(kinds: CellKinds) -> CellKinds:
             continue
         odds_written = float(kinds.probs[i, 10:19].sum()) if written else -1.0
         odds_printed = float(kinds.probs[j, 1:10].sum()) if printed else -1.0
-        if max(odds_written, odds_printed) < (0.0 if told else ODD_KIND):
+        if max(odds_written, odds_printed) < (0.0 if told else WRITING.odd_kind):
             continue
         if odds_printed >= odds_written:
             probs[j] = apply_votes(probs[j:j + 1], np.array([-1.0], np.float32))[0]
         else:
             digit = probs[i, 1:10] + probs[i, 10:19]
             probs[i] = 0.0
-            probs[i, 0] = 1.0 - PALE_PEN_MASS
-            probs[i, 10:19] = PALE_PEN_MASS * digit / digit.sum()
+            probs[i, 0] = 1.0 - WRITING.pale_pen_mass
+            probs[i, 10:19] = WRITING.pale_pen_mass * digit / digit.sum()
     if np.array_equal(probs, kinds.probs):
         return kinds
     cell_kinds, digits, confidence = decide(probs)
@@ -329,36 +349,34 @@ def symmetric_print(kinds: CellKinds) -> CellKinds:
 
 def read_kinds(kinds: KindReader, seen: GridViews, second: EntryOpinion) -> CellKinds:
     """Each cell's kind as a photo and a live frame read it: the kind model on the grid's views, stains on a
-    printed page left blank, then the entry model's second opinion on small print, print standing off the
+    printed page left blank, "entries" that look like the page's print made print (:func:`page_print.print_alike`),
+    then the entry model's second opinion on small print, print standing off the
     givens' places and pale pen, and last the givens' half-turn pattern (:func:`stains_are_blank`,
     :func:`small_print_is_written`, :func:`misplaced_print_is_written`, :func:`pale_pen_entries`,
     :func:`symmetric_print`)."""
     cell_kinds = stains_are_blank(kinds.read(seen.views, seen.inks, noisy=seen.noisy), seen.square)
+    cell_kinds = print_alike(cell_kinds, seen.square, second, seen.inks)
     cell_kinds = small_print_is_written(cell_kinds, second, seen.views)
     cell_kinds = pale_pen_entries(misplaced_print_is_written(cell_kinds, second), second, seen.inks)
     return symmetric_print(cell_kinds)
 
 
-STAIN = 0.4  # an "entry" on a printed page fainter than this share of the print's contrast is a stain
-MIN_PRINT = 17  # sure givens that tell the print's contrast (as many as the fewest a puzzle has)
-
-
 def stains_are_blank(kinds: CellKinds, square: np.ndarray) -> CellKinds:
     """Cells read as entries on a page not written on (``sure_of_writing``) whose ink is far fainter than the
-    print's (under ``STAIN`` of the sure givens' median ``ink_contrast``): blank.
+    print's (under ``WRITING.stain`` of the sure givens' median ``ink_contrast``): blank.
 
     A stain, a smudge or a mark showing through the paper can take the shape of a handwritten digit
-    (our held-out image1045, r5c7, read as an entry at 0.90 with its ink a quarter of the print's): a person
+    (read as an entry, surely, with its ink a quarter of the print's): a person
     sees a printed page. A glared page is left alone: a glare fades its print too (``doubts.unreadable_cells``).
     """
     entries = np.flatnonzero(kinds.kinds == ENTRY)
     if not len(entries) or sure_of_writing(kinds) or glare_cover(square) is not None:
         return kinds
     given = (kinds.kinds == GIVEN) & (kinds.probs[:, 1:10].sum(axis=1) >= 0.9)
-    if int(given.sum()) < MIN_PRINT:
+    if int(given.sum()) < WRITING.min_print:
         return kinds
     contrast = ink_contrast(square)
-    faint = [int(i) for i in entries if contrast[i] < STAIN * float(np.median(contrast[given]))]
+    faint = [int(i) for i in entries if contrast[i] < WRITING.stain * float(np.median(contrast[given]))]
     if not faint:
         return kinds
     probs = kinds.probs.copy()
@@ -374,10 +392,10 @@ def pale_pen_entries(kinds: CellKinds, second: EntryOpinion, inks: np.ndarray | 
     A red pen is pale in grey, and paler still under a warm lamp, in a dim room or off a screen: the kind
     model saw nothing where the colour plainly shows the person's ink. Such a cell is an entry when the
     entry-digit model, which scales a stroke to its own darkness, reads a digit in it surely and the digit
-    is at least ``SEEN_ENTRY`` of the page's entries' height (a speck of ink is not). It is read twice:
+    is at least ``WRITING.seen_entry`` of the page's entries' height (a speck of ink is not). It is read twice:
     in grey where its ink's colour is the entries' (``CellKinds.ink`` +1), then, on a page of two inks
     (``inks``, :func:`kinds.page_inks`), drawn in the entries' ink alone (:meth:`EntryOpinion.pen_cells`),
-    where a pen as light as its paper in grey is plain. Its entry odds stay below ``SURE_WRITTEN``: a
+    where a pen as light as its paper in grey is plain. Its entry odds stay below ``WRITING.sure_written``: a
     digit seen only this way is checked against the solution but never called a mistake.
     """
     if kinds.ink is None or not sure_of_writing(kinds):
@@ -386,21 +404,22 @@ def pale_pen_entries(kinds: CellKinds, second: EntryOpinion, inks: np.ndarray | 
     pale = [int(i) for i in np.flatnonzero((kinds.ink > 0) & (kinds.kinds == BLANK))]
     if pale:
         p = second.digits(pale)
-        sure = [k for k in range(len(pale)) if p[k].max() >= PALE_PEN_SURE]
-        sized = set(second.page_sized(kinds, [pale[k] for k in sure], SEEN_ENTRY))
+        sure = [k for k in range(len(pale)) if p[k].max() >= WRITING.pale_pen_sure]
+        sized = set(second.page_sized(kinds, [pale[k] for k in sure], WRITING.seen_entry))
         found.update((pale[k], p[k]) for k in sure if pale[k] in sized)
     two = page_inks(kinds.probs, inks) if inks is not None and second.colour is not None else None
     rest = [int(i) for i in np.flatnonzero(kinds.kinds == BLANK) if int(i) not in found]
     if two is not None and rest:
         p, heights = second.pen_cells(rest, two, kinds)
-        found.update((i, p[k]) for k, i in enumerate(rest) if p[k].max() >= PEN_SURE and heights[k] >= SEEN_ENTRY)
+        found.update((i, p[k]) for k, i in enumerate(rest) if p[k].max() >= WRITING.pen_sure
+                     and heights[k] >= WRITING.seen_entry)
     if not found:
         return kinds
     probs = kinds.probs.copy()
     for i, q in found.items():
         probs[i] = 0.0
-        probs[i, 0] = 1.0 - PALE_PEN_MASS
-        probs[i, 10:19] = PALE_PEN_MASS * q
+        probs[i, 0] = 1.0 - WRITING.pale_pen_mass
+        probs[i, 10:19] = WRITING.pale_pen_mass * q
     cell_kinds, digits, confidence = decide(probs)
     return CellKinds(cell_kinds, digits, probs, confidence, kinds.ink)
 
@@ -418,9 +437,9 @@ def sure_written(kinds: CellKinds, givens: str) -> list[int]:
 
 def _entries_height(heights: list[int]) -> float:
     """The page's entries' height: the median of its surest entries' (``heights``, 0 where no digit was
-    found); 0 with fewer than ``MIN_REFERENCE`` found."""
+    found); 0 with fewer than ``WRITING.min_reference`` found."""
     found = [h for h in heights if h > 0]
-    return float(np.median(found)) if len(found) >= MIN_REFERENCE else 0.0
+    return float(np.median(found)) if len(found) >= WRITING.min_reference else 0.0
 
 
 class EntryOpinion:
@@ -458,7 +477,7 @@ class EntryOpinion:
         as taken, sharpness is 0.41-0.99 and noise 0.01-0.05; blurred by 1.6 px (on 640) 0.16-0.43,
         shaken by 7 px 0.17-0.47; in a dim room's sensor noise or a screen's moiré, noise is 0.07-0.14.
         A streak across the diagonal leaves x and y alike and steep enough: the four directions' evenness
-        (``SHAKEN``) tells it (issue 21: a shaken 4 read as 7 and called wrong). A grid whose streak was
+        (``WRITING.shaken``) tells it (issue 21: a shaken 4 read as 7 and called wrong). A grid whose streak was
         measured and taken out (``deblur.measure_streak``) looks sharp, but its strokes are restored, not
         seen: the same 4 can still read as 7, so it is poor too.
         """
@@ -477,7 +496,7 @@ class EntryOpinion:
             lap = np.abs(cv2.Laplacian(inner, cv2.CV_32F))
             paper = inner > lo + 0.8 * (hi - lo)
             noise = percentile(lap[paper], 50) / contrast if paper.any() else 1.0
-            self._poor = sharp < SHARP or even < SHAKEN or noise > NOISY or self._streaked()
+            self._poor = sharp < WRITING.sharp or even < WRITING.shaken or noise > WRITING.noisy or self._streaked()
         return self._poor
 
     def _streaked(self) -> bool:
@@ -491,7 +510,7 @@ class EntryOpinion:
         digit's height there over the page's sure entries' (0 where no digit or no reference is found)."""
         assert self.colour is not None
         pen = pen_map(self.colour, self.corners, self.lattice, *inks)
-        scale = _entries_height([ink_height(cell_region(pen, i)) for i in sure_entries(kinds)[:REFERENCE]])
+        scale = _entries_height([ink_height(cell_region(pen, i)) for i in sure_entries(kinds)[:WRITING.reference]])
         heights = [ink_height(cell_region(pen, i)) / scale if scale else 0.0 for i in cells]
         return self.kinds.entries.probabilities(entry_crops(pen, cells)), heights
 
@@ -507,14 +526,14 @@ class EntryOpinion:
         return self.kinds.entries.probabilities(entry_crops(self.warped, cells))
 
     def entry_height(self, kinds: CellKinds, sure: float = 0.9) -> float:
-        """The median digit height of the page's surest entries (up to REFERENCE); 0 with too few of them.
+        """The median digit height of the page's surest entries (up to WRITING.reference); 0 with too few of them.
 
         Handwriting's size varies from writer to writer, so a cell's ink height says little alone
         (candidates of a large hand are as tall as the entries of a small one); against the same
         page's entries it does.
         """
         if self._entry_height is None:
-            self._entry_height = _entries_height(self.heights(sure_entries(kinds, sure)[:REFERENCE]))
+            self._entry_height = _entries_height(self.heights(sure_entries(kinds, sure)[:WRITING.reference]))
         return self._entry_height
 
     def heights(self, cells: list[int], flat: bool = False) -> list[int]:
@@ -569,200 +588,3 @@ class EntryOpinion:
         return out
 
 
-def _chance(kinds: CellKinds, i: int, right: int, other: np.ndarray | None) -> float:
-    """The odds of digit ``right`` (0-8) in cell ``i`` against the likeliest, the two readers' averaged geometrically.
-
-    The kind model's odds are of the digit as written or (misread) as print.
-    """
-    digit_p = np.maximum(kinds.probs[i, 10:19], kinds.probs[i, 1:10])
-    chance = float(digit_p[right] / max(float(digit_p.max()), 1e-9))
-    if other is not None:
-        chance = float(np.sqrt(chance * other[right] / max(float(other.max()), 1e-9)))
-    return chance
-
-
-def _sure_mistake(kinds: CellKinds, i: int, read: int, right: int, other: np.ndarray | None,
-                  printed_near: bool = False) -> bool:
-    """Both readers, each on its own, sure that cell ``i`` holds handwritten ``read`` and not ``right`` (0-8); and
-    together surer still (``AGAINST_PRINTED``) when ``read`` is printed in the cell's row, column or box."""
-    p = kinds.probs[i]
-    if kinds.kinds[i] != ENTRY or p[10:19].sum() < SURE_ENTRY or other is None:
-        return False
-    digits = p[10:19] / max(float(p[10:19].sum()), 1e-9)
-    if digits[read] < SURE_DIGIT or digits[right] >= AGAINST * digits[read]:
-        return False
-    if int(other.argmax()) != read or other[read] < SURE_DIGIT or other[right] >= AGAINST * other[read]:
-        return False
-    together = np.sqrt(digits[right] / digits[read] * other[right] / other[read])
-    return not printed_near or bool(together < AGAINST_PRINTED)
-
-
-def _printed_near(givens: str, i: int, digit: int) -> bool:
-    """Whether ``digit`` (1-9) is a given in cell ``i``'s row, column or box."""
-    return any(givens[j] == str(digit) for j in PEER_LIST[i])
-
-
-# A "pencil mark" in the entries' own pen ink (a page of two inks) is an entry written small: pencil is grey.
-# On the train written-on photos under twelve conditions, of 2969 cells left as pencil marks none of the true
-# ones was in the entries' ink, and 3 entries were. A person who pencils in pen marks many cells: at most this
-# many in the pen's ink are read as entries
-PEN_MARKS = 2
-
-
-def _pen_marks(kinds: CellKinds, second: EntryOpinion, solution: str, marked: list[int]) -> list[int]:
-    """The cells of ``marked`` (read as pencil marks) written in the entries' pen ink that the readers leave the
-    solution's digit a fair chance (``DOUBT``): entries, as small as pencil, of the solution's digit."""
-    if kinds.ink is None:
-        return []
-    inked = [i for i in marked if kinds.ink[i] > 0]
-    if not 0 < len(inked) <= PEN_MARKS:
-        return []
-    whole = second.digits(inked)
-    return [i for k, i in enumerate(inked) if _chance(kinds, i, int(solution[i]) - 1, whole[k]) >= DOUBT]
-
-
-# A cell the kind model took for blank but less surely than this may hold a faint entry (_unseen_pen). On the train
-# written-on photos in the darker room, the missed entries in the entries' ink had 0.40-0.86
-UNSEEN_BLANK = 0.9
-
-
-def _unseen_pen(givens: str, kinds: CellKinds, second: EntryOpinion, solution: str,
-                unreadable: tuple[int, ...]) -> list[int]:
-    """Cells read blank, not surely, whose ink is the person's pen (:func:`kinds.in_entry_ink`) and whose digit the
-    readers leave the solution's a fair chance (``DOUBT``), as tall as the page's entries (``SEEN_ENTRY``): entries
-    of the solution's digit.
-
-    In a dim room a red pen's faint strokes drown in the noise, and the kind model half sees them (P(blank)
-    0.4-0.9); the colour still tells the person's ink, and the solution which digit it must be. Such an entry
-    is the solution's digit by construction: it is never called a mistake. Without the colour (the kind model's
-    digit alone), the pencil marks and smudges of 17 train pen-and-pencil photo-conditions became entries.
-    """
-    if second.inks is None or not sure_of_writing(kinds):
-        return []
-    pen = in_entry_ink(kinds.probs, second.inks)
-    cells = [i for i, ch in enumerate(kinds.cells) if ch == "." and pen[i] and kinds.probs[i, 0] < UNSEEN_BLANK
-             and is_empty(givens[i]) and i not in unreadable]
-    if not cells:
-        return []
-    odds = second.digits(cells)
-    fair = [i for k, i in enumerate(cells) if _chance(kinds, i, int(solution[i]) - 1, odds[k]) >= DOUBT]
-    return second.page_sized(kinds, fair, SEEN_ENTRY)
-
-
-def written_part(givens: str, kinds: CellKinds, printed: Reading, solution: str | None = None,
-                 second: EntryOpinion | None = None, unreadable: tuple[int, ...] = ()) -> Written:
-    """Entries and pencil marks around the givens the rules settled on.
-
-    An entry needs a digit-sized blob that the digit model's cutter also saw, a
-    confident reading (faint pencil), or the entries' own ink colour: a smudge or
-    show-through in an empty cell is not taken for a (wrong) entry. And a mistake
-    is only claimed when the reading is sure of it: an entry that disagrees with
-    the solution is read again by the entry-digit model (``second``: the ink
-    re-centred and re-scaled). Most people write the right digit, so an entry
-    whose two readings together (the geometric mean of their odds) leave the
-    solution's digit a fair chance (``DOUBT``) is taken as that digit rather
-    than flagged; one that is not plainly handwriting, that either reader alone
-    is unsure of (``_sure_mistake``), that is no taller than the page's
-    pencil marks (``SMALL_ENTRY`` of its entries), or that is seen in a blurred
-    or noisy picture (``EntryOpinion.poor_picture``), is a doubt: "looks like", not wrong.
-    ``unreadable`` cells (glare) are ``?``: neither blank nor written.
-
-    Size settles entry against pencil mark, but only against the page's own sure
-    entries (:meth:`EntryOpinion.entry_height`): one person writes small, another
-    pencils large. A digit that the gate would drop, or a single small digit read
-    as candidates, is an entry when it is the solution's digit and nearly as tall
-    as the page's entries (``SEEN_ENTRY``, ``LONE_ENTRY``), and so is a "pencil mark" of several pieces
-    that the entry model reads whole as the solution's digit (``BROKEN_ENTRY``), or a page's only "pencil mark"
-    that the kind model gives fair entry odds and the readers the solution's digit a chance (``ALONE_ENTRY``;
-    it is never called a mistake: it is the solution's digit); on a page with pencil
-    marks, an unsure entry well below their size is candidates (``SMALL_ENTRY``).
-    """
-    p_entry = kinds.probs[:, 10:19].sum(axis=1)
-    seen = (printed.probs[:, 0] < 0.5) | (p_entry >= 0.9)
-    if kinds.ink is not None:
-        seen |= (kinds.ink > 0) & (p_entry >= 0.5)
-    if solution and second is not None:  # a faint or thin entry of the solution's digit, as tall as the page's entries
-        faint = [i for i, ch in enumerate(kinds.cells) if ch == "e" and not seen[i] and is_empty(givens[i])]
-        if faint and sure_of_writing(kinds):
-            # on a written-on page, the entry model's reading counts too: blurred, small or off a screen, the
-            # kind model still sees a handwritten digit but misreads which (a 3 taken for a 2). The two readers
-            # leaving the solution's digit a fair chance (DOUBT, as below) is enough: it is read as that digit.
-            # Where both name the solution's digit, a shorter blob (a 5 whose bar stands apart) is enough too
-            # (``AGREED_ENTRY``)
-            entry_odds = second.digits(faint)
-            agreed = [i for k, i in enumerate(faint)
-                      if int(kinds.digits[i]) == int(solution[i]) == int(entry_odds[k].argmax()) + 1]
-            seen[second.page_sized(kinds, agreed, AGREED_ENTRY)] = True
-            faint = [i for k, i in enumerate(faint) if _chance(kinds, i, int(solution[i]) - 1, entry_odds[k]) >= DOUBT]
-        else:
-            faint = [i for i in faint if int(kinds.digits[i]) == int(solution[i])]
-        seen[second.page_sized(kinds, faint, SEEN_ENTRY)] = True
-    letters = "".join("." if ch == "e" and not seen[i] else ch for i, ch in enumerate(kinds.cells))
-    read = kinds.digits.copy()
-    if solution and second is not None:
-        for i in _unseen_pen(givens, kinds, second, solution, unreadable):
-            letters, read[i] = letters[:i] + "e" + letters[i + 1:], int(solution[i])
-    read[list(unreadable)] = 0
-    doubts: list[tuple[int, str]] = []
-    if solution:
-        odd = [int(i) for i in np.flatnonzero(read) if int(read[i]) != int(solution[i])]
-        other = second.digits(odd) if odd and second is not None else None
-        written = kinds.probs[:, 1:19].sum(axis=1)  # a digit was written there at all (entry, or misread as print)
-        for k, i in enumerate(odd):
-            right = int(solution[i]) - 1
-            if written[i] < SURE_WRITTEN:  # perhaps large pencil marks, not an entry: no mistake claimed
-                read[i] = right + 1
-                continue
-            if _chance(kinds, i, right, None if other is None else other[k]) >= DOUBT:
-                read[i] = right + 1
-            elif not _sure_mistake(kinds, i, int(read[i]) - 1, right, None if other is None else other[k],
-                                   _printed_near(givens, i, int(read[i]))):
-                doubts.append((i, str(int(read[i]))))
-                read[i] = right + 1
-        claimed = [i for i in odd if int(read[i]) != int(solution[i]) and written[i] >= SURE_WRITTEN]
-        if claimed and second is not None and second.poor_picture():  # blur or noise: doubts only
-            for i in claimed:
-                doubts.append((i, str(int(read[i]))))
-                read[i] = int(solution[i])
-            claimed = []
-        if claimed and second is not None and second.entry_height(kinds) > 0:
-            # a pencilled candidate looks like a pen entry in a poor picture (moiré, noise), but stays small
-            for i, r in zip(claimed, second.relative_heights(kinds, claimed)):
-                if r < SMALL_ENTRY:
-                    doubts.append((i, str(int(read[i]))))
-                    read[i] = int(solution[i])
-    digits = "".join(str(d) if d else "." for d in read)
-    w = from_kinds(givens, letters, digits)
-    if unreadable:
-        w = Written("".join("?" if i in unreadable else ch for i, ch in enumerate(w.cells)), w.entries)
-    w = replace(w, doubts=tuple(doubts))
-    if second is None:
-        return w
-    marked = [i for i, ch in enumerate(w.cells) if ch == "c"]
-    pencilled = dict(zip(marked, second.candidates(marked)))
-    cells, entries = list(w.cells), list(w.entries)
-    if solution:  # one digit written small, of the solution and as tall as the page's entries: an entry
-        lone = [i for i in marked if i in second.lone and int(second.lone[i].argmax()) + 1 == int(solution[i])]
-        rest = [i for i in marked if i not in lone]
-        if rest:
-            whole = second.digits(rest)
-            lone += [i for k, i in enumerate(rest)
-                     if int(whole[k].argmax()) + 1 == int(solution[i]) and whole[k].max() >= BROKEN_ENTRY]
-            if len(marked) == 1:  # the page's one "pencil mark": a shaken thin entry (a 1) the kind model doubts
-                lone += [i for k, i in enumerate(rest) if i not in lone and p_entry[i] >= ALONE_ENTRY
-                         and _chance(kinds, i, int(solution[i]) - 1, whole[k]) >= DOUBT]
-        for i in second.page_sized(kinds, lone, LONE_ENTRY):
-            cells[i], entries[i], pencilled[i] = "e", solution[i], ""
-        for i in _pen_marks(kinds, second, solution, [i for i in marked if cells[i] == "c"]):
-            cells[i], entries[i], pencilled[i] = "e", solution[i], ""
-    if "c" in cells:  # a page with pencil marks: an unsure entry well below the page's entries' size is one more
-        unsure = [i for i, ch in enumerate(cells) if ch == "e" and kinds.kinds[i] == ENTRY and p_entry[i] < 0.9]
-        small = [i for i, r in zip(unsure, second.relative_heights(kinds, unsure)) if 0 < r < SMALL_ENTRY]
-        for i, ds in zip(small, second.candidates(small)):
-            cells[i], entries[i], pencilled[i] = "c", ".", ds
-    if "e" not in cells and not any(pencilled.get(i) for i, ch in enumerate(cells) if ch == "c"):
-        # nothing written on the page that can be read: a "pencil mark" with no digit in it is a speck or a
-        # stain on a printed page (our held-out image1045, r4c5), not the start of a solve
-        cells = ["." if ch == "c" else ch for ch in cells]
-    return Written("".join(cells), "".join(entries), tuple(pencilled.get(i, "") for i in range(81)),
-                   tuple((i, d) for i, d in doubts if cells[i] == "e"))

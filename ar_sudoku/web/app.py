@@ -50,12 +50,13 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 import ar_sudoku
+from ar_sudoku.ar.live import LiveSession
 from ar_sudoku.ar.marks import MODES, Marks, Mode, plan_marks
 from ar_sudoku.ar.page import Page
 from ar_sudoku.ar.photo import PhotoAnalysis, analyse_page, annotate
 from ar_sudoku.ar.session import FrameResult
-from ar_sudoku.cli.records import frame_json, photo_json
 from ar_sudoku.errors import ArSudokuError
+from ar_sudoku.io.records import frame_json, photo_json
 from ar_sudoku.sudoku.rules import BoardResult
 from ar_sudoku.sudoku.solver import PuzzleFormatError, count_solutions, parse_line, solve
 from ar_sudoku.sudoku.vocabulary import Status
@@ -281,7 +282,7 @@ class WebApp:
     def _solve_killer(self, body: dict[str, Any], show: Mode) -> dict[str, Any]:
         """A killer puzzle (a killer page's cages as corrected on the photo page): checked, solved, its marks."""
         from ar_sudoku.ar.killer_marks import plan_killer
-        from ar_sudoku.cli.records import cages_json
+        from ar_sudoku.io.records import cages_json
         from ar_sudoku.sudoku.killer import parse_killer_line
         from ar_sudoku.sudoku.killer_solver import count_killer
 
@@ -344,7 +345,7 @@ class WebApp:
 
     # ------------------------------------------------------------------ live
 
-    def _step(self, session: Page, data: bytes) -> dict[str, Any]:
+    def _step(self, session: LiveSession, data: bytes) -> dict[str, Any]:
         """Decode one frame and advance the session (a worker thread: the event loop stays free)."""
         t0 = time.perf_counter()
         try:
@@ -360,7 +361,7 @@ class WebApp:
         return obj
 
     @staticmethod
-    def _command(session: Page, text: str) -> dict[str, Any] | None:
+    def _command(session: LiveSession, text: str) -> dict[str, Any] | None:
         """A page's command: {"mode": "hint"}, {"next_hint": true} or {"set": "r3c5=7"}; None when done."""
         try:
             cmd = json.loads(text)
@@ -394,7 +395,7 @@ class WebApp:
                                              "close one and reload")
             return
         self.sessions += 1
-        session: Page | None = None
+        session: LiveSession | None = None
         try:
             mode = ws.query_params.get("mode", "answer")
             session = await anyio.to_thread.run_sync(

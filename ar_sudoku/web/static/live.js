@@ -218,11 +218,12 @@
                              placed: drawn.placed.map(([c, d, x, y]) => [c, d, x / css, y / css]) };
       }
     }
-    view.dispatchEvent(new CustomEvent("drawn"));
     hintBtn.disabled = !(obj.mode === "hint" && obj.marks);
     sayEl.textContent = (obj.marks && obj.marks.text) || obj.say || "";
     show(`${stats.fps.toFixed(1)} fps · latency ${stats.latency_ms.toFixed(0)} ms (median; server ${obj.server_ms.toFixed(0)} ms)`
       + ` · ${obj.status.replace("_", " ")}${obj.solution ? " ✓" : ""}`);
+    // the reply is shown whole (picture, overlay and status line) when this fires
+    view.dispatchEvent(new CustomEvent("drawn"));
   }
 
   // The next frame: when the video has a new one (or soon, where the browser cannot say).

@@ -2,15 +2,15 @@
 
 The core hands back dataclasses (``BoardResult``, ``PhotoAnalysis``, ``FrameResult``); the words and
 keys a user's script reads are written here, in the shell, once, so the photo command, the live log and
-the web page cannot drift apart. The web app imports these too.
+the web page cannot drift apart: both shells (``cli`` and ``web``) import them from here, neither from the other.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ar_sudoku.sudoku.logic import Explanation, Step, cell_names
 from ar_sudoku.sudoku.solver import box_label
+from ar_sudoku.sudoku.steps import Explanation, Step, cell_names
 from ar_sudoku.sudoku.written import NAMES, Written
 
 if TYPE_CHECKING:  # the text commands (solve, hint) write JSON too, without loading the vision stack
@@ -51,7 +51,7 @@ def board_json(result: BoardResult, path: str) -> dict[str, Any]:
         "size": result.size,
         "box": box_label(result.box),
         "symbols": result.symbols,
-        "cages": cages_json(result.cages),  # a killer page's cages as ``solve`` reads them; null on an ordinary one
+        **killer_json(result.cages),
     }
 
 
@@ -87,7 +87,7 @@ def _puzzle_json(result: FrameResult) -> dict[str, Any]:
         "size": result.size,
         "box": box_label(result.box),
         "symbols": result.symbols,
-        "cages": cages_json(result.cages),  # a killer page's cages; null on an ordinary one
+        **killer_json(result.cages),
     }
     if result.written is not None and result.givens is not None:
         out.update({k: v for k, v in written_json(result.written, result.solution).items() if k != "candidates"})
@@ -132,6 +132,12 @@ def explanation_json(explanation: Explanation) -> dict[str, Any]:
         "rating": explanation.rating,
         "steps": [step_json(s) for s in explanation.steps],
     }
+
+
+def killer_json(cages: Iterable[Cage] | None) -> dict[str, Any]:
+    """A killer page's ``cages`` key (as ``solve`` reads them back); none on an ordinary puzzle, whose object
+    stays as it always was."""
+    return {} if cages is None else {"cages": cages_json(cages)}
 
 
 def cages_json(cages: Iterable[Cage] | None) -> list[dict[str, Any]] | None:
