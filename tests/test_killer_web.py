@@ -61,6 +61,18 @@ def test_the_api_reads_the_cages_and_solves_corrected_ones(server, shot, photo):
     assert status == 400 and "is in cages" in bad["error"]
 
 
+def parts(cells, a, b):
+    """Whether parting cells ``a`` and ``b`` (side by side) cuts the cage of ``cells`` in two."""
+    seen, todo = {a}, [a]
+    while todo:
+        i = todo.pop()
+        for j in (i - 9, i + 9, i - 1 if i % 9 else -1, i + 1 if (i + 1) % 9 else -1):
+            if j in cells and j not in seen and {i, j} != {a, b}:
+                seen.add(j)
+                todo.append(j)
+    return b not in seen
+
+
 def test_the_photo_page_shows_the_cages_and_takes_corrections(server, browser, shot, photo):
     b = launch(browser)
     try:
@@ -68,17 +80,29 @@ def test_the_photo_page_shows_the_cages_and_takes_corrections(server, browser, s
         page.wait_for_function("window.lastRead && window.lastRead.solution", timeout=30_000)
         assert page.locator("#grid .cell .sum").count() == len(shot.killer.cages)
         cage = max(shot.killer.cages, key=lambda c: len(c.cells))
-        first = page.locator(f'#grid .cell[data-cell="{cage.first}"]')
-        first.click()  # its middle: selects the cell
-        sum_box = page.locator(".cagesum input")
-        assert sum_box.input_value() == str(cage.total)
-        sum_box.fill(str(cage.total + 1))
-        sum_box.dispatch_event("change")
-        page.wait_for_function(f"window.lastRead.solution !== {json.dumps(shot.solution)}", timeout=20_000)
+        other = next(c for c in shot.killer.cages if c.total > 3 and c != cage)
+
+        def set_sum(c, value):
+            page.locator(f'#grid .cell[data-cell="{c.first}"]').click()  # its middle: selects the cell
+            sum_box = page.locator(".cagesum input")
+            assert sum_box.input_value() == str(c.total)
+            sum_box.fill(str(value))
+            sum_box.dispatch_event("change")
+
+        set_sum(cage, cage.total + 1)  # one sum corrected: the sums no longer add up, and the page says so
+        page.wait_for_function("document.getElementById('status').textContent.includes('add up to 406')",
+                               timeout=20_000)
+        set_sum(other, other.total - 1)  # a second one: 405 again, another puzzle, solved (or not) as typed
+        page.wait_for_function(f"window.lastRead.corrected && window.lastRead.solution !== "
+                               f"{json.dumps(shot.solution)}", timeout=20_000)
+        assert [c["sum"] for c in page.evaluate("window.lastRead.cages")] == [
+            c.total + (c == cage) - (c == other) for c in shot.killer.cages]
         page.click(".cagesum button")  # back to the cages as read: solved again
-        page.wait_for_function(f"window.lastRead.solution === {json.dumps(shot.solution)}", timeout=20_000)
+        page.wait_for_function(f"!window.lastRead.corrected && window.lastRead.solution === "
+                               f"{json.dumps(shot.solution)}", timeout=20_000)
         # a tap near the edge between two cells of one cage parts them: one part has no sum yet
-        a, b2 = next((x, y) for x in cage.cells for y in cage.cells if y == x + 1)
+        a, b2 = next((x, y) for c in shot.killer.cages for x in c.cells for y in c.cells
+                     if y == x + 1 and y % 9 and parts(c.cells, x, y))
         box = page.locator(f'#grid .cell[data-cell="{a}"]').bounding_box()
         page.mouse.click(box["x"] + box["width"] * 0.95, box["y"] + box["height"] * 0.5)
         page.wait_for_function("document.getElementById('status').textContent.includes('has no sum')",

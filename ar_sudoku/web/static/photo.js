@@ -66,7 +66,9 @@
   sumInput.addEventListener("change", () => {
     const i = state.selected, v = parseInt(sumInput.value, 10);
     if (i === null || !state.killer) return;
-    if (v >= 1 && v <= 45) state.killer.sums.set(i, v); else state.killer.sums.delete(i);
+    const sum = v >= 1 && v <= 45 ? v : undefined;
+    if (state.killer.sums.get(i) === sum) return; // no change (the box left after Enter says "change" again)
+    if (sum !== undefined) state.killer.sums.set(i, sum); else state.killer.sums.delete(i);
     state.killer.edited = true;
     submit();
   });
@@ -224,8 +226,8 @@
     if (manual() && !state.sets.size) { state.reply = state.base; render(); return; }
     const missing = state.killer && state.killer.edited ? ARKiller.toCages(state.killer).missing : null;
     if (missing !== null) {
+      render();  // the cages as edited, then why they are not solved (render says the last reading's status)
       say(`the cage at ${cellName(missing)} has no sum: select it and type its sum under the grid`, true);
-      render();
       return;
     }
     if (state.busy) { state.again = true; return; }
@@ -237,7 +239,9 @@
       const obj = await res.json();
       if (!res.ok) {
         state.reply = null;
-        if (!manual()) state.failed = true; // this photo cannot be read: what is typed now is the puzzle
+        // this photo cannot be read: what is typed now is the puzzle (a killer page's corrected cages that do not
+        // hold together yet are the person's work in progress, not a photo that failed)
+        if (!manual() && !(state.killer && state.killer.edited)) state.failed = true;
         say(obj.error || `the server answered ${res.status}`, true);
       } else {
         obj.round_trip_ms = performance.now() - t0;
