@@ -33,6 +33,7 @@ class KillerReadConfig:
     given: float = 0.5  # a digit read at these odds is a given of a killer page (its few givens: large, centred print)
     # a sum's ink lies wholly left of and above these shares of its cell; a given's reaches below
     sum_box: tuple[float, float] = (0.55, 0.42)
+    halo: int = 2  # px (at the digit model's cell) of paper painted around a sum's ink when it is wiped
 
 
 KILLER_READ = KillerReadConfig()
@@ -70,24 +71,56 @@ class PageSight:
 
 def see_page(image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None, reader: DigitReader,
              cages: CageReader | None = None, shifted: bool = True) -> PageSight | None:
-    """The grid at ``corners`` (crossings ``lattice``, followed on a curled page only) read as a killer page, or
-    None when its corners print no cage sums (``shifted``: its sums read from a little to each side too, as a
-    photo's are; live, the frames' odds are averaged instead)."""
+    """The grid at ``corners`` read as a killer page (the surer of :func:`see_pages`), or None when its corners
+    print no cage sums."""
+    sights = see_pages(image, corners, lattice, reader, cages, shifted)
+    return sights[0] if sights else None
+
+
+def see_pages(image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None, reader: DigitReader,
+              cages: CageReader | None = None, shifted: bool = True) -> list[PageSight]:
+    """The grid at ``corners`` read as a killer page, surest first; none when its corners print no cage sums.
+
+    A grid the ordinary reading followed through curled crossings (``lattice``) is squared both ways, by its
+    corners and through the crossings: a killer page's cage outlines and sums, lines and ink inside the cells,
+    can pull the crossings off a flat page, and a curled page needs them. Each way is read (``shifted``: its
+    sums from a little to each side too, as a photo's are; live, the frames' odds are averaged instead), and
+    the one the models are surer of comes first (:func:`sureness`)."""
     if lattice is not None and bend_of(np.asarray(lattice, np.float32).reshape(10, 10, 2)) < QUADS.bent:
         lattice = None  # a flat grid is squared by its corners, as the ordinary reading squares it
-    odds = (cages or cage_reader()).read(image, corners, lattice, shifted)
-    if not looks_like_killer(odds.sums):
-        return None
-    up = np.roll(np.asarray(corners, np.float32), -odds.turn, axis=0)
-    crossings = rotate(np.asarray(lattice, np.float32).reshape(10, 10, 2), odds.turn) if lattice is not None else None
-    return PageSight(odds, up, crossings, killer_givens(image, up, crossings, reader, odds.sums[:, 0] < 0.5))
+    reader_ = cages or cage_reader()
+    ways: list[tuple[np.ndarray | None, CageOdds]] = [(None, reader_.read(image, corners, None, shifted))]
+    if lattice is not None:
+        ways.append((lattice, reader_.read(image, corners, lattice, shifted)))
+    ways = sorted((w for w in ways if looks_like_killer(w[1].sums)), key=lambda w: -sureness(w[1]))
+    out = []
+    for bent, odds in ways:
+        up = np.roll(np.asarray(corners, np.float32), -odds.turn, axis=0)
+        crossings = rotate(np.asarray(bent, np.float32).reshape(10, 10, 2), odds.turn) if bent is not None else None
+        out.append(PageSight(odds, up, crossings, killer_givens(image, up, crossings, reader,
+                                                                odds.sums[:, 0] < 0.5)))
+    return out
+
+
+def sureness(odds: CageOdds) -> float:
+    """How sure the models are of a squared grid: the mean log-odds of each corner's likeliest reading and of
+    each border's (a grid squared off its cells reads its sums and borders less surely)."""
+    borders = np.maximum(odds.borders, 1.0 - odds.borders)
+    return float(np.log(np.maximum(odds.sums.max(axis=1), 1e-6)).mean() + np.log(np.maximum(borders, 1e-6)).mean())
 
 
 def read_page(image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None, reader: DigitReader,
               timeout: float = 1.0, cages: CageReader | None = None) -> BoardResult | None:
-    """The killer reading of the grid at ``corners``, checked and solved, or None when it is no killer page."""
-    seen = see_page(image, corners, lattice, reader, cages)
-    return None if seen is None else decide(seen, timeout)
+    """The killer reading of the grid at ``corners``, checked and solved, or None when it is no killer page:
+    the surer squaring's, or, when it is not answered, the other's (each checked by the rules and the solver
+    on its own)."""
+    first: BoardResult | None = None
+    for seen in see_pages(image, corners, lattice, reader, cages):
+        found = decide(seen, timeout)
+        if found.status == Status.SOLVED:
+            return found
+        first = first or found
+    return first
 
 
 def decide(seen: PageSight, timeout: float) -> BoardResult:
@@ -114,6 +147,7 @@ def wipe_sums(square: np.ndarray, summed: np.ndarray, cell: int = CELL) -> np.nd
     """The squared grid with the ink blobs that lie wholly in a summed cell's top-left corner painted paper."""
     out = square.copy()
     box = KILLER_READ.sum_box
+    halo = np.ones((2 * KILLER_READ.halo + 1,) * 2, np.uint8)
     for i in np.flatnonzero(summed):
         r, c = divmod(int(i), 9)
         patch = out[r * cell:(r + 1) * cell, c * cell:(c + 1) * cell]
@@ -123,7 +157,9 @@ def wipe_sums(square: np.ndarray, summed: np.ndarray, cell: int = CELL) -> np.nd
         for k in range(1, n):
             x, y, w, h, _ = stats[k]
             if x + w <= box[0] * cell and y + h <= box[1] * cell and x > 0 and y > 0:
-                patch[labels == k] = paper
+                # with its soft edge: a blurred sum's rim, left alone, is a faint figure the digit model may read
+                blob = cv2.dilate((labels == k).astype(np.uint8), halo) > 0
+                patch[blob] = paper
     return out
 
 

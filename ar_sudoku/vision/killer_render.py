@@ -47,8 +47,11 @@ SHADED = KillerStyle(outline=False, shades=PALE)
 
 
 def cage_colours(killer: Killer, count: int) -> tuple[int, ...]:
-    """A colour index (0 to ``count`` - 1) for each cage, no two neighbouring cages alike (greedy, largest
-    cage first: five colours always suffice on a grid, four nearly always)."""
+    """A colour index (0 to ``count`` - 1) for each cage, no two neighbouring cages alike: a page of shaded
+    cages without outlines shows a cage's edge only where its shade changes, so two touching cages of one
+    colour would read as one. The cages form a map on the plane, which four colours always colour; the
+    colouring is searched (the cage with the fewest colours left first, backtracking), and only with fewer
+    than four colours may it fail, when the greedy colouring's clash is kept."""
     cage_of = killer.cage_of()
     near: list[set[int]] = [set() for _ in killer.cages]
     for i, k in enumerate(cage_of):
@@ -57,9 +60,25 @@ def cage_colours(killer: Killer, count: int) -> tuple[int, ...]:
                 near[k].add(cage_of[j])
                 near[cage_of[j]].add(k)
     colour = [-1] * len(killer.cages)
-    for k in sorted(range(len(killer.cages)), key=lambda k: -len(near[k])):
+
+    def search() -> bool:
+        open_ = [k for k in range(len(colour)) if colour[k] < 0]
+        if not open_:
+            return True
+        k = min(open_, key=lambda k: (count - len({colour[n] for n in near[k]} - {-1}), -len(near[k]), k))
         used = {colour[n] for n in near[k]}
-        colour[k] = next((c for c in range(count) if c not in used), k % count)
+        for c in range(count):
+            if c not in used:
+                colour[k] = c
+                if search():
+                    return True
+        colour[k] = -1
+        return False
+
+    if not search():
+        for k in sorted(range(len(killer.cages)), key=lambda k: -len(near[k])):
+            used = {colour[n] for n in near[k]}
+            colour[k] = next((c for c in range(count) if c not in used), k % count)
     return tuple(colour)
 
 
