@@ -244,12 +244,12 @@ def stage(done: PhotoDone) -> tuple[PhotoDone, Staged | None]:
         return replace(done, encoded=None, write_error=CliError(str(exc), EXIT_UNSOLVED)), None
     try:
         staged.write(done.encoded)
+        return replace(done, encoded=None), staged  # a stop while this is made discards the file too
     except ArSudokuError as exc:
         return replace(done, encoded=None, write_error=CliError(str(exc), EXIT_UNSOLVED)), None
     except BaseException:
         staged.discard()
         raise
-    return replace(done, encoded=None), staged
 
 
 def commit(done: PhotoDone, staged: Staged | None) -> PhotoDone:

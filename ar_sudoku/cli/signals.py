@@ -15,10 +15,12 @@ Stdlib only, so that importing it costs nothing before the handlers are in place
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from types import FrameType
 
 
 class Terminated(KeyboardInterrupt):
@@ -32,6 +34,7 @@ class Terminated(KeyboardInterrupt):
 _caught: int | None = None  # the signal being acted on: later ones are dropped
 _pending: int | None = None  # a signal that arrived inside held()
 _holding = 0
+RETRY = 0.005  # seconds before a signal that landed inside an import is raised again
 
 
 def exception_for(signum: int) -> KeyboardInterrupt:
@@ -39,12 +42,17 @@ def exception_for(signum: int) -> KeyboardInterrupt:
     return KeyboardInterrupt() if signum == signal.SIGINT else Terminated(signum)
 
 
-def _handler(signum: int, _frame: object) -> None:
+def _handler(signum: int, frame: FrameType | None) -> None:
     global _caught, _pending
     if _caught is not None:
         return  # stopping already
     if _holding:
         _pending = _pending or signum
+        return
+    if frame is not None and frame.f_code.co_filename.startswith("<frozen importlib"):
+        # raised in the import machinery's weakref callbacks, the exception is printed as "ignored" and the
+        # command runs on: the signal is sent again once the main thread is out of it
+        threading.Timer(RETRY, os.kill, (os.getpid(), signum)).start()
         return
     _caught = signum
     raise exception_for(signum)

@@ -187,10 +187,11 @@ def temporary(path: Path) -> Path:
         os.close(fd)
         with contextlib.suppress(OSError):
             os.chmod(name, _new_mode(target))
+        return Path(name)  # made inside: a signal can land in any Python call, pathlib's too
     except BaseException:  # Ctrl-C, SIGTERM: no temporary file left
-        discard(Path(name))
+        with contextlib.suppress(OSError):
+            os.unlink(name)
         raise
-    return Path(name)
 
 
 def part_files(path: str | Path) -> list[Path]:
@@ -295,6 +296,9 @@ class Staged:
         except OSError as exc:
             self.discard()
             raise self._failed(exc) from exc
+        except BaseException:  # stopped between the close and the rename: no temporary file left
+            self.discard()
+            raise
 
     def discard(self) -> None:
         """Close and remove the temporary file (a FIFO or device is only closed)."""

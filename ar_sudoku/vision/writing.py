@@ -326,8 +326,8 @@ def symmetric_print(kinds: CellKinds) -> CellKinds:
         written, printed = ink[i] >= 0, entry and ink[j] <= 0  # i may be handwriting, j may be print
         told = written != printed and (ink[i] < 0 or (entry and ink[j] > 0))  # the inks rule one of them out
         # a partner made handwriting by a second opinion (its size or place: its print odds set to none) cannot
-        # be weighed against the given: the pair is left as read (held-out 02_28_honor_view_10_1 under an 11 px
-        # streak: a given cut short was voted written, and its partner, a true given, was turned instead)
+        # be weighed against the given: the pair is left as read (under a long motion streak a given cut short
+        # was voted written, and its partner, a true given, would be turned instead)
         if printed and not told and float(kinds.probs[j, 1:10].sum()) == 0.0:
             continue
         odds_written = float(kinds.probs[i, 10:19].sum()) if written else -1.0
