@@ -83,3 +83,33 @@ def test_an_ordinary_page_is_no_killer_page():
     assert not looks_like_killer(sums)
     found = read_killer(sums, np.full(144, 0.5, np.float32), None)
     assert not found.looks_killer and found.killer is None
+
+
+@pytest.mark.parametrize("sure_sums, taken", [(12, False), (24, True)])
+def test_an_unanswered_killer_reading_replaces_the_ordinary_one_only_on_a_page_of_many_sums(
+        sure_sums, taken, monkeypatch):
+    """Pencilled candidates in an ordinary puzzle's corners can look like a dozen cage sums: a killer reading
+    that is not answered stands in for the ordinary reading only when the page prints many sums surely
+    (``KillerReadConfig.named_sums``); an answered one always does."""
+    from ar_sudoku.sudoku.rules import BoardResult
+    from ar_sudoku.sudoku.vocabulary import Status
+    from ar_sudoku.vision import killer_read
+    from ar_sudoku.vision.cages import CageOdds
+    from ar_sudoku.vision.killer_read import PageSight, killer_or
+
+    sums = np.zeros((81, 46), np.float32)
+    sums[:, 0] = 1.0
+    sums[:sure_sums, 0], sums[:sure_sums, 10] = 0.02, 0.98
+    sight = PageSight(CageOdds(sums, np.zeros(144, np.float32), 0, np.zeros((4, 4, 3), np.uint8)),
+                      np.zeros((4, 2), np.float32), None, "." * 81)
+    monkeypatch.setattr(killer_read, "see_pages", lambda *a, **k: [sight])
+    unanswered = BoardResult(Status.UNSOLVABLE, corners=sight.corners, message="a killer page, not answered")
+    monkeypatch.setattr(killer_read, "decide", lambda seen, timeout: unanswered)
+    ordinary = BoardResult(Status.UNSOLVABLE, corners=np.zeros((4, 2), np.float32), givens="." * 81,
+                           message="the reading has several solutions")
+    image = np.zeros((8, 8, 3), np.uint8)
+    got = killer_or(image, ordinary, None)  # type: ignore[arg-type]
+    assert got.message == (unanswered if taken else ordinary).message
+    answered = BoardResult(Status.SOLVED, corners=sight.corners, solution="1" * 81)
+    monkeypatch.setattr(killer_read, "decide", lambda seen, timeout: answered)
+    assert killer_or(image, ordinary, None).solution == "1" * 81  # type: ignore[arg-type]

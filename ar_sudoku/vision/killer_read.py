@@ -34,6 +34,12 @@ class KillerReadConfig:
     # a sum's ink lies wholly left of and above these shares of its cell; a given's reaches below
     sum_box: tuple[float, float] = (0.55, 0.42)
     halo: int = 2  # px (at the digit model's cell) of paper painted around a sum's ink when it is wiped
+    # A page whose killer reading is not answered is said to be a killer page (its doubts named, in place of the
+    # ordinary reading) only when this many corners print a sum surely. Pencilled candidates in an ordinary
+    # puzzle's corners can pass the 12 sums that make a page worth reading as a killer (a written-on peer photo:
+    # 12); the renderer-A development pages print 24-32 (a newspaper's killer has 25-35 cages). An answered
+    # reading needs no such count: its cages and sums have kept every rule and solve one way.
+    named_sums: int = 20
 
 
 KILLER_READ = KillerReadConfig()
@@ -55,7 +61,8 @@ def killer_or(image: np.ndarray, result: BoardResult, reader: DigitReader, timeo
     """``result``, or the killer reading of its grid when it did not solve and its corners print cage sums."""
     if sound(result) or result.corners is None or result.size != 9 or image.ndim != 3:
         return result
-    found = read_page(image, np.asarray(result.corners, np.float32), result.lattice, reader, timeout, cages)
+    found = read_page(image, np.asarray(result.corners, np.float32), result.lattice, reader, timeout, cages,
+                      KILLER_READ.named_sums)
     return result if found is None else replace(found, ms=result.ms)
 
 
@@ -110,16 +117,17 @@ def sureness(odds: CageOdds) -> float:
 
 
 def read_page(image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None, reader: DigitReader,
-              timeout: float = 1.0, cages: CageReader | None = None) -> BoardResult | None:
+              timeout: float = 1.0, cages: CageReader | None = None, named: int = 0) -> BoardResult | None:
     """The killer reading of the grid at ``corners``, checked and solved, or None when it is no killer page:
     the surer squaring's, or, when it is not answered, the other's (each checked by the rules and the solver
-    on its own)."""
+    on its own). A reading not answered is given only when ``named`` corners or more print a sum surely."""
     first: BoardResult | None = None
     for seen in see_pages(image, corners, lattice, reader, cages):
         found = decide(seen, timeout)
         if found.status == Status.SOLVED:
             return found
-        first = first or found
+        if first is None and int((seen.odds.sums[:, 0] < 1 - RULES.sure_sum).sum()) >= named:
+            first = found
     return first
 
 
