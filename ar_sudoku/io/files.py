@@ -27,9 +27,9 @@ import contextlib
 import errno
 import glob
 import os
+import secrets
 import stat
 import sys
-import tempfile
 import time
 from collections.abc import Collection, Iterator
 from pathlib import Path
@@ -176,22 +176,34 @@ def _temporary_affixes(target: Path) -> tuple[str, str]:
 
 
 def temporary(path: Path) -> Path:
-    """A new, empty, hidden file beside ``path`` (``.STEM.XXXXXXXX.part.EXT``) that no other file can be."""
+    """A new, empty, hidden file beside ``path`` (``.STEM.XXXXXXXX.part.EXT``) that no other file can be.
+
+    The name is chosen before the file is made (``O_EXCL``), not by ``tempfile.mkstemp``: a signal handled
+    right after the file is made (Python runs handlers after each call) would leave it behind unnamed.
+    """
     try:
         target = real_target(path)
         prefix, suffix = _temporary_affixes(target)
-        fd, name = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=target.parent)
     except OSError as exc:
         raise OutputError(f"{path}: cannot be written ({reason(exc)})") from exc
-    try:
-        os.close(fd)
-        with contextlib.suppress(OSError):
-            os.chmod(name, _new_mode(target))
-        return Path(name)  # made inside: a signal can land in any Python call, pathlib's too
-    except BaseException:  # Ctrl-C, SIGTERM: no temporary file left
-        with contextlib.suppress(OSError):
-            os.unlink(name)
-        raise
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        name = os.path.join(target.parent, f"{prefix}{secrets.token_hex(4)}{suffix}")
+        try:
+            fd = os.open(name, flags, 0o600)
+            os.close(fd)
+            with contextlib.suppress(OSError):
+                os.chmod(name, _new_mode(target))
+            return Path(name)
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise OutputError(f"{path}: cannot be written ({reason(exc)})") from exc
+        except BaseException:  # Ctrl-C, SIGTERM, even just after the file was made: no temporary file left
+            with contextlib.suppress(OSError):
+                os.unlink(name)
+            raise
+    raise OutputError(f"{path}: cannot be written (no free temporary name beside it)")
 
 
 def part_files(path: str | Path) -> list[Path]:
