@@ -21,7 +21,9 @@ from ar_sudoku.vision.cages import CageOdds
 from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.killer_read import PageSight, cage_reader, decide, see_page
 
-EVERY = 3  # steady frames between killer readings of an unsolved board
+EVERY = 3  # steady frames between killer readings of an unsolved board ...
+BACK_OFF = 2  # ... doubled after each reading that saw no cage sums, at most this many times (3, 6, 12): an
+# ordinary page that never solves is not read as a killer page every third frame for as long as it is in view
 VOTES = 3  # sights whose odds are averaged
 SUMS_MOVED = 4  # a re-read with this many corners' sums (present or not) unlike the page's: another page
 
@@ -33,18 +35,21 @@ class KillerSight:
     last: BoardResult | None = None  # the last killer reading that solved (waiting for one to agree)
     frames: int = 0  # steady frames seen unsolved since the last killer reading
     sights: list[PageSight] = field(default_factory=list)  # the last few sights, the same way up
+    misses: int = 0  # readings in a row that saw no cage sums
 
 
 def look(sight: KillerSight, image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None,
          reader: DigitReader, timeout: float) -> BoardResult | None:
     """On an unsolved board's steady frame: the killer reading to take (two readings agreed), or None."""
     sight.frames += 1
-    if sight.frames < EVERY:
+    if sight.frames < EVERY << min(sight.misses, BACK_OFF):
         return None
     sight.frames = 0
     seen = see_page(image, corners, lattice, reader, shifted=False)
     if seen is None:
+        sight.misses += 1
         return None
+    sight.misses = 0
     if sight.sights and sight.sights[-1].odds.turn != seen.odds.turn:
         sight.sights.clear()  # turned another way: not the same sight of the page
     sight.sights = [*sight.sights, seen][-VOTES:]
