@@ -24,7 +24,7 @@ from functools import cache
 
 from ar_sudoku.sudoku.killer import NCELLS, Cage, Killer, combos
 from ar_sudoku.sudoku.killer_solver import count_killer, leftovers, regions
-from ar_sudoku.sudoku.logic import _reveal
+from ar_sudoku.sudoku.logic import _reveal, the_one
 from ar_sudoku.sudoku.solver import validate
 from ar_sudoku.sudoku.steps import (
     LEVELS,
@@ -309,13 +309,7 @@ def find_killer_solution(killer: Killer, timeout: float | None = 10.0) -> str:
     conflicts = validate(killer.givens)
     if conflicts:
         raise NoSolutionError("; ".join(str(c) for c in conflicts))
-    res = count_killer(killer, 2, timeout)
-    if res.count == 0:
-        raise NoSolutionError("no solution" if res.complete else f"no solution found within {timeout:g} s")
-    if res.count > 1:
-        raise NoSolutionError("several solutions; a puzzle needs exactly one to be explained")
-    assert res.first is not None
-    return res.first
+    return the_one(count_killer(killer, 2, timeout), timeout)
 
 
 def _first(g: Candidates, finders: Sequence[tuple[str, Finder]]) -> Step | None:

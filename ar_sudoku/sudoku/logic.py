@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ar_sudoku.sudoku.solver import SYMBOLS, Board, Box, count_solutions, parse_line, validate
+from ar_sudoku.sudoku.solver import SYMBOLS, Board, Box, CountResult, count_solutions, parse_line, validate
 from ar_sudoku.sudoku.steps import (
     _G9,
     LEVELS,
@@ -77,7 +77,11 @@ def find_solution(puzzle: str | Board, timeout: float | None = 10.0) -> str:
     conflicts = validate(board)
     if conflicts:
         raise NoSolutionError("; ".join(str(c) for c in conflicts))
-    res = count_solutions(board, 2, timeout)
+    return the_one(count_solutions(board, 2, timeout), timeout)
+
+
+def the_one(res: CountResult, timeout: float | None) -> str:
+    """A search's one solution (any puzzle type: ordinary or killer), or NoSolutionError saying why not."""
     if res.count == 0:
         raise NoSolutionError("no solution" if res.complete else f"no solution found within {timeout:g} s")
     if res.count > 1:
