@@ -192,9 +192,10 @@ def judge(truth: list[dict], log: list[dict], trace: list[str] | None = None) ->
 
 def scene_dir(gen: str, split: str) -> Path:
     """Where a generator's scenes live: named by the generator's source, so a changed generator makes anew."""
-    sources = [SCRIPTS / "scenes.py"] + ([SCRIPTS / "scenes_b.py"] if gen == "B" else [])
+    own = {"A": [], "B": ["scenes_b.py"], "P": ["scenes_p.py", "print_pages.py", "scenes_b.py"]}[gen]
+    sources = [SCRIPTS / "scenes.py"] + [SCRIPTS / name for name in own]
     digest = hashlib.sha1(b"".join(p.read_bytes() for p in sources)).hexdigest()[:10]
-    return SCENES_DIR / (f"A-{split}-{digest}" if gen == "A" else f"B-{digest}")
+    return SCENES_DIR / (f"A-{split}-{digest}" if gen == "A" else f"{gen}-{digest}")
 
 
 def make_scenes(gen: str, split: str, names: list[str]) -> list[Path]:
@@ -210,6 +211,10 @@ def make_scenes(gen: str, split: str, names: list[str]) -> list[Path]:
             if maker is None:
                 if gen == "A":
                     maker = scenes.SceneA(split)
+                elif gen == "P":
+                    import scenes_p
+
+                    maker = scenes_p.ScenePrint()
                 else:
                     import scenes_b
 
@@ -286,20 +291,27 @@ def main(argv: list[str] | None = None) -> int:
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--compare", metavar="REV", help="another commit to run beside this checkout (e.g. main)")
-    ap.add_argument("--gens", default="A,B", help="generators: A (real photos), B (drawn here, never tuned on)")
+    ap.add_argument("--gens", default="A,B", help="generators: A (real photos), B (drawn here, never tuned on), "
+                    "P (pages in the machine's many print faces, to tune on)")
     ap.add_argument("--split", choices=("held-out", "train"), default="held-out",
                     help="generator A's photos: held-out (the report) or train (to tune on)")
     ap.add_argument("--scenarios", default=",".join(scenes.SCENARIOS), help="a comma-separated subset")
+    ap.add_argument("--pages", type=int, default=0,
+                    help="generator P only: each scenario on this many pages (P0, P1, ...) instead of one")
     ap.add_argument("--lag", type=int, default=1, help="frames a solve runs before it is waited for")
     ap.add_argument("--json", type=Path, help="also write every figure here")
     ap.add_argument("--keep", type=Path, help="keep the logs in this folder (a folder a side)")
     ap.add_argument("--frames", action="store_true", help="print every frame's verdicts too")
     args = ap.parse_args(argv)
     names = [s for s in args.scenarios.split(",") if s]
-    bad = [s for s in names if s not in scenes.SCENARIOS]
+    bad = [s for s in names if s not in scenes.SCENARIOS]  # (``--pages`` names them SCENARIO@PAGE below)
     gens = [g for g in args.gens.split(",") if g]
-    if bad or not names or any(g not in ("A", "B") for g in gens):
-        ap.error(f"scenarios are {', '.join(scenes.SCENARIOS)}; generators A, B")
+    if bad or not names or any(g not in ("A", "B", "P") for g in gens):
+        ap.error(f"scenarios are {', '.join(scenes.SCENARIOS)}; generators A, B, P")
+    if args.pages and gens != ["P"]:
+        ap.error("--pages is for generator P alone (--gens P)")
+    if args.pages:
+        names = [f"{s}@P{k}" for s in names for k in range(args.pages)]
     videos = {g: make_scenes(g, args.split, names) for g in gens}
     trees = [("this", ROOT)]
     if args.compare:

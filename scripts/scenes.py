@@ -241,13 +241,18 @@ def wander(t: float, amp: float = 1.0, seed: float = 0.0) -> tuple[float, float,
 class SceneA:
     """Generator A's scenarios on photos of one split: each a list of shots at ``size`` and ``fps``."""
 
-    def __init__(self, split: str, size: tuple[int, int] = (960, 540), fps: float = 30.0, seed: int = 1):
+    def __init__(self, split: str, size: tuple[int, int] = (960, 540), fps: float = 30.0, seed: int = 1,
+                 names: list[str] | None = None):
         self.size, self.fps, self.split, self.seed = size, fps, split, seed
-        self.names = photo_grids(split)
+        self.names = photo_grids(split) if names is None else names
         self.rng = np.random.default_rng(seed)
         w, h = size
         self.back = _desk(w, h, seed)
         self.noise = np.random.default_rng(seed + 100)
+
+    def sheet(self, name: str, written: bool = False) -> Sheet:
+        """The sheet a scenario puts under the camera (generator P draws its own: ``scenes_p.ScenePrint``)."""
+        return photo_sheet(name, written)
 
     def pick(self, n: int, salt: str) -> list[str]:
         rng = np.random.default_rng([self.seed, sum(map(ord, salt))])
@@ -273,13 +278,13 @@ class SceneA:
         return [Shot([(sheet, self.at(g, t0 + i / self.fps, **kw))]) for i in range(self.frames(seconds))]
 
     def _moving(self) -> list[Shot]:
-        sheet = photo_sheet(self.pick(1, "moving")[0])
+        sheet = self.sheet(self.pick(1, "moving")[0])
         g = sheet.grids[0].corners
         return [Shot([(sheet, self.at(g, i / self.fps, amp=3.0))]) for i in range(self.frames(5))]
 
     def _turn(self, degrees: int) -> list[Shot]:
         """Steady, turned by hand (0.6 s), held turned, then put back at once (a cut to the upright page)."""
-        sheet = photo_sheet(self.pick(1, f"turn{degrees}")[0])
+        sheet = self.sheet(self.pick(1, f"turn{degrees}")[0])
         g = sheet.grids[0].corners
         shots = []
         plan = [(1.2, 0, 0), (0.6, 0, degrees), (2.0, degrees, degrees), (1.5, 0, 0)]
@@ -305,7 +310,7 @@ class SceneA:
     def _pulled(self) -> list[Shot]:
         """Held still, then pulled out of view to the left in eight frames, streaked more as it speeds up; the
         desk stays."""
-        sheet = photo_sheet(self.pick(1, "pulled")[0])
+        sheet = self.sheet(self.pick(1, "pulled")[0])
         g = sheet.grids[0].corners
         shots = self._still(sheet, 2.0)
         w = self.size[0]
@@ -320,7 +325,7 @@ class SceneA:
 
     def _cut(self) -> list[Shot]:
         """One page, then it is cut away (gone in one frame) while another slides in from the right."""
-        a, b = (photo_sheet(n) for n in self.pick(2, "cut"))
+        a, b = (self.sheet(n) for n in self.pick(2, "cut"))
         shots = self._still(a, 2.0)
         n = self.frames(0.8)
         t = 2.0
@@ -332,7 +337,7 @@ class SceneA:
 
     def _swap(self) -> list[Shot]:
         """One page, then a shake (streaked frames) during which another page takes its place."""
-        a, b = (photo_sheet(n) for n in self.pick(2, "swap"))
+        a, b = (self.sheet(n) for n in self.pick(2, "swap"))
         shots = self._still(a, 2.0)
         t = 2.0
         for i in range(8):
@@ -344,7 +349,7 @@ class SceneA:
 
     def _slide(self) -> list[Shot]:
         """One page slides out to the left while another slides in from the right behind it."""
-        a, b = (photo_sheet(n) for n in self.pick(2, "slide"))
+        a, b = (self.sheet(n) for n in self.pick(2, "slide"))
         shots = self._still(a, 1.5)
         n = self.frames(0.9)
         t = 1.5
@@ -357,7 +362,7 @@ class SceneA:
 
     def _partial(self) -> list[Shot]:
         """Locked whole, then the camera moves down the page until only its bottom three rows show, and back."""
-        sheet = photo_sheet(self.pick(1, "partial")[0])
+        sheet = self.sheet(self.pick(1, "partial")[0])
         g = sheet.grids[0].corners
         shots = self._still(sheet, 1.5, size=0.7)
         plan = [(1.0, 0.0, 1.0), (1.5, 1.0, 1.0), (1.0, 1.0, 0.0), (0.5, 0.0, 0.0)]
@@ -373,7 +378,7 @@ class SceneA:
 
     def _room(self) -> list[Shot]:
         """The light dims to a quarter (the gain's noise shows) while a glare spot drifts over the grid."""
-        sheet = photo_sheet(self.pick(1, "room")[0])
+        sheet = self.sheet(self.pick(1, "room")[0])
         g = sheet.grids[0].corners
         n = self.frames(5)
         shots = []
@@ -390,18 +395,18 @@ class SceneA:
         return shots
 
     def _written(self) -> list[Shot]:
-        sheet = photo_sheet(self.pick(1, "written")[0], written=True)
+        sheet = self.sheet(self.pick(1, "written")[0], written=True)
         g = sheet.grids[0].corners
         return [Shot([(sheet, self.at(g, i / self.fps, amp=2.0))]) for i in range(self.frames(4.5))]
 
     def _curled(self) -> list[Shot]:
-        sheet = curled_sheet(photo_sheet(self.pick(1, "curled")[0]), 0.05)
+        sheet = curled_sheet(self.sheet(self.pick(1, "curled")[0]), 0.05)
         g = sheet.grids[0].corners
         return [Shot([(sheet, self.at(g, i / self.fps, amp=1.5))]) for i in range(self.frames(4.5))]
 
     def _several(self) -> list[Shot]:
         """Two puzzles side by side on one page, moved about."""
-        sheet = side_by_side([photo_sheet(n) for n in self.pick(2, "several")])
+        sheet = side_by_side([self.sheet(n) for n in self.pick(2, "several")])
         g = sheet.grids
         both = np.vstack([g[0].corners[[0, 3]], g[1].corners[[1, 2]]])  # the pair's outer corners
         outer = np.float32([both[0], both[2], both[3], both[1]])

@@ -72,12 +72,12 @@ from ar_sudoku.ar.sized_board import SizedBoard
 from ar_sudoku.ar.solve_worker import SolveHandle, SolveWorker
 from ar_sudoku.ar.witness import PageWitness, Verdict
 from ar_sudoku.sudoku.killer import Cage
-from ar_sudoku.sudoku.rules import BoardResult, Reading
+from ar_sudoku.sudoku.rules import AS_PRINT, BoardResult, Reading
 from ar_sudoku.sudoku.vocabulary import Status
 from ar_sudoku.sudoku.written import Written
 from ar_sudoku.vision.checking import written_part
 from ar_sudoku.vision.digits import DigitReader
-from ar_sudoku.vision.kinds import CellKinds, KindReader
+from ar_sudoku.vision.kinds import CellKinds, KindReader, sure_of_writing
 from ar_sudoku.vision.lattice import bend_of
 from ar_sudoku.vision.look import shifted
 from ar_sudoku.vision.orient import read_grid, read_oriented
@@ -145,12 +145,13 @@ class BoardReading:
     """What the session has read of the board in view; forgotten as a whole when another board comes."""
 
     votes: list[Reading] = field(default_factory=list)
+    prints: list[Reading] = field(default_factory=list)  # the same frames read as print alone ("entries" too)
     givens: str | None = None
     result: BoardResult | None = None
     handle: SolveHandle | None = None
     oriented: bool = False  # the reading found which way up the puzzle is
     since_read: int = 0  # frames since the last re-read of a settled board
-    submitted: str | None = None  # the last vote handed to the solver
+    submitted: str | None = None  # the last vote handed to the solver (its cache key)
     submitted_at: int = -1  # the frame it was handed over on
     doubted: bool = False  # once read without a solution: the board is detected precisely from then on
     witness: PageWitness = field(default_factory=PageWitness)  # the solved page's look, judged on every frame
@@ -287,29 +288,41 @@ class ARSession:
 
     # ------------------------------------------------------------------ solving
 
-    def _voted(self) -> Reading:
+    def _voted(self, votes: list[Reading] | None = None) -> Reading:
         """The mean reading of the votes, each cell over the frames that saw it (a glare hides a cell on some
         frames, ``doubts.unreadable_cells``; as the page or the light moves, other frames read it)."""
-        if not self.board.votes:
+        votes = self.board.votes if votes is None else votes
+        if not votes:
             probs = np.zeros((81, 10))
         else:
-            stack = np.array([r.probs for r in self.board.votes])
+            stack = np.array([r.probs for r in votes])
             seen = (stack.sum(axis=2) > 0).sum(axis=0)
             probs = stack.sum(axis=0) / np.maximum(seen, 1)[:, None]
         digits = probs.argmax(axis=1)
         return Reading(digits, probs.max(axis=1), probs)
 
-    def _cache_key(self, givens: str) -> str:
-        return givens + repr(sorted(self.overrides.items()))
+    def _cache_key(self, givens: str, as_print: Reading | None = None) -> str:
+        return givens + (f"|{as_print.givens}" if as_print is not None else "") + repr(sorted(self.overrides.items()))
+
+    def _as_print(self, voted: Reading) -> Reading | None:
+        """The votes read as print alone, to solve if ``voted`` leaves several solutions (``rules.or_as_print``):
+        only on a page the last reading is not sure was written on, and only if it reads otherwise."""
+        cells = self.cells
+        if cells is None or len(self.board.prints) < len(self.board.votes) or sure_of_writing(cells.kinds):
+            return None
+        printed = self._voted(self.board.prints)
+        return printed if printed.givens != voted.givens else None
 
     def _submit(self, reading: Reading, *, corrected: bool = False) -> None:
-        """Hand a reading to the solver (a reading with several solutions is not drawn: a digit was missed)."""
+        """Hand a reading to the solver (a reading with several solutions is not drawn: a digit was missed;
+        unless the page read as print alone makes one puzzle)."""
         if self.override_base is not None and sum(
                 a != b for a, b in zip(reading.givens, self.override_base)) > self.cfg.mismatch_new:
             self.clear_overrides()  # corrections belong to the puzzle they were made on
         board = self.board
-        board.givens = board.submitted = reading.givens
-        key = self._cache_key(board.givens)
+        as_print = self._as_print(reading)
+        board.givens = reading.givens
+        key = board.submitted = self._cache_key(board.givens, as_print)
         if key in self.cache:
             self.cache.move_to_end(key)
             board.handle = None
@@ -319,7 +332,7 @@ class ARSession:
         board.submitted_at = self.frame_index
         board.handle = self.worker.submit_reading(reading, timeout=self.cfg.solve_timeout,
                                                   overrides=dict(self.overrides), require_unique=True, key=key,
-                                                  lane=self.lane)
+                                                  lane=self.lane, as_print=as_print)
         self._fire(Event.CORRECTED if corrected else Event.SUBMITTED)
 
     def _poll(self) -> None:
@@ -380,9 +393,11 @@ class ARSession:
                 return self._take_killer(killer)
         if board.oriented:
             board.votes = [*board.votes, reading][-self.cfg.window :]
+            if self.cells is not None:
+                board.prints = [*board.prints, self.cells.printed][-self.cfg.window :]
         if len(board.votes) >= self.cfg.votes and board.handle is None:
             voted = self._voted()
-            if voted.givens != board.submitted:
+            if self._cache_key(voted.givens, self._as_print(voted)) != board.submitted:
                 self._submit(voted)
         return corners
 
@@ -404,8 +419,10 @@ class ARSession:
             return corners
         corners, reading = self._read(corners)
         self.board.since_read = 0
-        diff, hidden = self._differs(reading)
         result = self.board.result
+        if result is not None and result.message == AS_PRINT and self.cells is not None:
+            reading = self.cells.printed  # the page was taken as print alone: its "entries" are its givens
+        diff, hidden = self._differs(reading)
         if result is not None and result.cages is not None:  # a killer page: its sums say which page, which way up
             if not killer_live.same_page(result, self.locator.colour(), corners, self.locator.lattice):
                 diff = 2 * self.cfg.mismatch_new  # another killer page: its sums are elsewhere

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ar_sudoku.children import ignore_sigint, sigint_blocked
-from ar_sudoku.sudoku.rules import Reading, check_reading
+from ar_sudoku.sudoku.rules import Reading, check_reading, or_as_print
 from ar_sudoku.sudoku.solver import Board, SolveResult, parse_line, solve
 from ar_sudoku.sudoku.vocabulary import Status
 
@@ -47,6 +47,7 @@ class CheckJob(NamedTuple):
     timeout: float
     overrides: dict[int, int]
     require_unique: bool
+    as_print: Reading | None = None  # the page as print alone, if the reading leaves several solutions
 
 
 class Cancel(NamedTuple):
@@ -61,8 +62,9 @@ def run_job(job: Job, cancel: Callable[[], bool]) -> Any:
     try:
         if isinstance(job, SolveJob):
             return solve(parse_line(job.givens), job.timeout, cancel)
-        return check_reading(job.reading, job.timeout, overrides=job.overrides, require_unique=job.require_unique,
-                             cancel=cancel)
+        result = check_reading(job.reading, job.timeout, overrides=job.overrides,
+                               require_unique=job.require_unique, cancel=cancel)
+        return or_as_print(result, job.as_print, job.timeout, job.overrides, cancel)
     except ValueError:  # a malformed reading is simply not solvable
         return SolveResult(Status.INVALID)
 
@@ -173,9 +175,12 @@ class SolveWorker:
         return self._submit(SolveHandle(text, timeout, SolveJob(text, timeout), lane))
 
     def submit_reading(self, reading: Reading, *, timeout: float = 1.5, overrides: dict[int, int] | None = None,
-                       require_unique: bool = True, key: str | None = None, lane: object = None) -> SolveHandle:
-        """Queue a model reading to be solved and, if it breaks the rules, repaired."""
-        job = CheckJob(reading=reading, timeout=timeout, overrides=dict(overrides or {}), require_unique=require_unique)
+                       require_unique: bool = True, key: str | None = None, lane: object = None,
+                       as_print: Reading | None = None) -> SolveHandle:
+        """Queue a model reading to be solved and, if it breaks the rules, repaired; ``as_print``: the page read
+        as print alone, taken if the reading leaves several solutions and it makes one (``rules.or_as_print``)."""
+        job = CheckJob(reading=reading, timeout=timeout, overrides=dict(overrides or {}), require_unique=require_unique,
+                       as_print=as_print)
         return self._submit(SolveHandle(key or reading.givens, timeout, job, lane))
 
     def _submit(self, handle: SolveHandle) -> SolveHandle:

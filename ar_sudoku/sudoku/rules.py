@@ -23,6 +23,8 @@ from ar_sudoku.sudoku.written import Written
 
 Cancel = Callable[[], bool]
 SEVERAL = "the reading has several solutions; one is shown"  # a solution drawn, not the only one
+NOT_UNIQUE = "the reading has several solutions (a digit was probably missed)"  # none drawn (``require_unique``)
+AS_PRINT = "read as print alone: the doubtful handwriting is the page's print"
 # A repair's cost is how much less likely the reader saw its digits (the log of the odds), plus this for each cell it
 # changes: two misreads are taken over one only when clearly likelier together (in a dim room a 6 read
 # as 5 and a 5 as 8 cost less than one right 8 turned to 9, the smaller but wrong repair)
@@ -188,12 +190,28 @@ def check_reading(reading: Reading, timeout: float = 1.0, max_tries: int = 40,
                                message="corrected by the rules: " + ", ".join(note), corrected=note)
     status, solution, message = first
     if status == Status.SOLVED and require_unique:
-        return BoardResult(Status.UNSOLVABLE, givens=givens, confidence=reading.confidence,
-                           message="the reading has several solutions (a digit was probably missed)")
+        return BoardResult(Status.UNSOLVABLE, givens=givens, confidence=reading.confidence, message=NOT_UNIQUE)
     if status == Status.SOLVED:  # several solutions and no single fix: still draw one, but say so
         return BoardResult(Status.SOLVED, givens=givens, confidence=reading.confidence, solution=solution,
                            message=SEVERAL)
     return BoardResult(status, givens=givens, confidence=reading.confidence, message=message)
+
+
+def or_as_print(result: BoardResult, printed: Reading | None, timeout: float = 1.0,
+                overrides: dict[int, int] | None = None, cancel: Cancel | None = None) -> BoardResult:
+    """``result``, or, when its givens leave several solutions, the page read as print alone (``printed``: every
+    digit the print model saw, "entries" too) if that makes one sound puzzle as read, not mended.
+
+    The live twin of the photo path's ``passes.page_as_print``: print the cell-kind model doubts (a face it
+    never saw) is taken for a hand, and the givens without it leave several solutions, so nothing was ever
+    drawn. A right entry taken as print changes no answer; a wrong one breaks the puzzle, and the reading
+    stands. The caller asks only on a page not surely written on (``kinds.sure_of_writing``)."""
+    if printed is None or result.status != Status.UNSOLVABLE or result.message != NOT_UNIQUE:
+        return result
+    alone = check_reading(printed, timeout, overrides=overrides, require_unique=True, cancel=cancel)
+    if alone.status != Status.SOLVED or alone.corrected:
+        return result
+    return replace(alone, message=AS_PRINT)
 
 
 def _alternatives(reading: Reading, digits: np.ndarray, fixed: set[int],
