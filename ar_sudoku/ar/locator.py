@@ -41,6 +41,10 @@ class Located:
     held: bool = False  # neither tracked nor detected (or only smeared, ``MADE_UP``): where the settled board last
     # was (``COAST``)
     streaked: bool = False  # held on a frame where its grid is streaked (a shaking hand's motion blur)
+    # a settled board's detection far (``MADE_UP``) from where the flow had it: the flow's corners and lattice
+    # (the session may take them back, ``undo_slip``: a curled page's re-detection can land a column off)
+    tracked: np.ndarray | None = None
+    tracked_lattice: np.ndarray | None = None
 
 
 NEAR = 0.3  # of the board's side: the margin around it that a near-only locator searches
@@ -257,7 +261,12 @@ class BoardLocator:
         if tracked is None and settled and prev is not None and self._streaked(prev) and float(
                 np.abs(found - prev).max()) > MADE_UP * side(prev):
             return self._hold(prev, held)  # the flow lost a settled board in a streak: a detection there is smeared
-        return self._take(quad, tracked, prev)
+        lattice = self.lattice
+        loc = self._take(quad, tracked, prev)
+        assert loc.corners is not None
+        if settled and tracked is not None and float(np.abs(loc.corners - tracked).max()) > MADE_UP * side(tracked):
+            loc = replace(loc, tracked=tracked, tracked_lattice=lattice)
+        return loc
 
     def _flow(self) -> np.ndarray | None:
         """The board tracked by the optical flow onto this frame (full-size pixels), or by the page's motion
@@ -419,6 +428,13 @@ class BoardLocator:
         """The grid squared up small at these corners on this frame, pixel centres placed symmetrically (as
         ``vision.look`` compares a page with itself turned; ``cells.square``, 12 px a cell; made once)."""
         return self._square(corners, centred=True)
+
+    def undo_slip(self, loc: Located) -> Located:
+        """The board where the flow had it before a detection moved it (``Located.tracked``), tracked from there."""
+        assert loc.tracked is not None
+        self.lattice = loc.tracked_lattice
+        self.relocate(loc.tracked)
+        return Located(loc.tracked, False)
 
     def relocate(self, corners: np.ndarray) -> None:
         """The board is at ``corners`` (found by its look, not by the flow or the detector): tracked from there,

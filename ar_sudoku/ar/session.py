@@ -652,6 +652,9 @@ class ARSession:
         verdict, k = self.board.witness.judge(self.locator.squared(loc.corners), self.locator.seen(loc.corners),
                                               streaked=loc.held and loc.streaked)
         self._judged = (loc.corners, verdict)
+        if loc.tracked is not None and verdict is not Verdict.SAME:
+            loc, verdict, k = self._unslipped(loc, verdict, k)
+        assert loc.corners is not None
         if verdict in (Verdict.OTHER, Verdict.UNSURE) and not loc.detected:
             moved = self._relocated(loc.corners)
             if moved is not None:  # tracked (or held) a cell off: the page is a cell further on
@@ -672,6 +675,23 @@ class ARSession:
         if verdict is not Verdict.SAME:  # the print decides, on the next steady frame: this page, turned, or not
             self.board.since_read = max(self.board.since_read, self._recheck_every())
         return loc
+
+    def _unslipped(self, loc: Located, verdict: Verdict, k: int) -> tuple[Located, Verdict, int]:
+        """A re-detection that moved the solved board far and does not look like its page there, while the
+        flow's place does: the flow was right (a curled page's detection can land a column off), and the board
+        is tracked from there; else the detection stands."""
+        assert loc.tracked is not None
+        witness, found = self.board.witness, self.locator.lattice
+        self.locator.lattice = loc.tracked_lattice
+        score = witness.likeness(self.locator.squared(loc.tracked), self.locator.seen(loc.tracked))
+        self.locator.lattice = found
+        if score is None or score < witness.cfg.same:
+            return loc, verdict, k
+        back = self.locator.undo_slip(loc)
+        assert back.corners is not None
+        verdict, k = witness.judge(self.locator.squared(back.corners), self.locator.seen(back.corners))
+        self._judged = (back.corners, verdict)
+        return back, verdict, k
 
     def _looks_solved(self) -> bool:
         """This frame's board looks like the solved page (``_witnessed``): a detection far from the track is the

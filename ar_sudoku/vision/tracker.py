@@ -147,6 +147,7 @@ class GridTracker:
         flow = p1.reshape(-1, 2)
         own = np.zeros(len(flow), bool)
         own[good] = np.linalg.norm(flow[good] - predicted[good], axis=1) < 3.0  # a slipped point follows the rest
+        own &= _agreed(flow - predicted, own) | ~OUTLINE  # an inner crossing is on the paper whatever the cut
         moved = predicted.copy()
         moved[own] += 0.5 * (flow[own] - predicted[own])
         lattice = moved.reshape(10, 10, 2).astype(np.float32)
@@ -159,3 +160,35 @@ class GridTracker:
         self.corners = corners
         self.lattice = lattice
         return self.corners
+
+
+OUTLINE = np.ones((10, 10), bool)
+OUTLINE[1:-1, 1:-1] = False
+OUTLINE = OUTLINE.reshape(-1)  # the crossings of the grid's outer lines: the ones a cut can leave off the paper
+AGREE = 1.0  # px (working size): two neighbouring crossings' own motions this close are one bend of the paper
+
+
+def _agreed(extra: np.ndarray, own: np.ndarray) -> np.ndarray:
+    """The crossings whose own motion (beyond the frame's homography) most of their neighbours share.
+
+    A curl changes smoothly over the page, so a crossing moves like the crossings round it; one whose neighbours
+    do not agree is following something else (the page beneath, where a clipping cut at its grid's line leaves
+    a crossing off the paper) and follows the homography instead: half its flow every frame drifted it a cell off.
+    """
+    e = extra.reshape(10, 10, 2)
+    ok = own.reshape(10, 10)
+    agree = np.zeros((10, 10), np.int32)
+    count = np.zeros((10, 10), np.int32)
+    for dy in (-1, 0, 1):
+        for dx in (-1, 0, 1):
+            if dy == 0 and dx == 0:
+                continue
+            ys = slice(max(0, dy), 10 + min(0, dy))  # the neighbour's rows ...
+            yd = slice(max(0, -dy), 10 + min(0, -dy))  # ... seen from these rows
+            xs = slice(max(0, dx), 10 + min(0, dx))
+            xd = slice(max(0, -dx), 10 + min(0, -dx))
+            both = ok[yd, xd] & ok[ys, xs]
+            close = np.linalg.norm(e[yd, xd] - e[ys, xs], axis=-1) < AGREE
+            count[yd, xd] += ok[ys, xs]
+            agree[yd, xd] += both & close
+    return (2 * agree > count).reshape(-1)
