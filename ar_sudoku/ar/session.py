@@ -655,7 +655,7 @@ class ARSession:
         if loc.tracked is not None and verdict is not Verdict.SAME:
             loc, verdict, k = self._unslipped(loc, verdict, k)
         assert loc.corners is not None
-        if verdict in (Verdict.OTHER, Verdict.UNSURE) and not loc.detected:
+        if verdict in (Verdict.OTHER, Verdict.UNSURE) and not loc.detected and not self.board.witness.maybe_turned():
             moved = self._relocated(loc.corners)
             if moved is not None:  # tracked (or held) a cell off: the page is a cell further on
                 loc, verdict = Located(moved, False), Verdict.SAME

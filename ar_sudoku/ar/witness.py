@@ -33,6 +33,9 @@ class WitnessConfig:
     # round looks much like itself: 0.75 against 1); half as much more leaves the order in doubt (``UNSURE``)
     turn_margin: float = 0.15
     coarse: LookConfig = LookConfig(blur=3.0)  # a streaked frame's look: a 35 px streak on a 380 px grid 0.9
+    # cells in view a streaked frame's coarse look needs (a third of the grid): on a column or two a blurred
+    # desk passes for the page (a page slid out, held at its last place with one column still in the picture)
+    presence_least: int = 27
     # likeness at which a detection far from the track is the page itself, moved faster than the flow followed
     # (sharp, found whole ~0.95); a part of the grid taken at the picture's edge as the whole squeezes a column
     solid: float = 0.85
@@ -55,6 +58,7 @@ class PageWitness:
     # against ``turns[k]`` is ``now`` rolled by k against the page, with no turning of each frame's look
     _coarse: Look | None = field(default=None, repr=False)
     score: float | None = None  # the last judged view's likeness in the corners' own order
+    turned_score: float | None = None  # ... and turned by the quarter turn it looks likest in (1-3)
 
     @property
     def known(self) -> bool:
@@ -63,7 +67,7 @@ class PageWitness:
     def judge(self, squared: np.ndarray, seen: np.ndarray, streaked: bool = False) -> tuple[Verdict, int]:
         """The verdict on the grid squared up at the board's corners now (``seen``: its cells in view), and for
         ``TURNED`` the roll that rights it."""
-        self.score = None
+        self.score = self.turned_score = None
         if self.squared is None:
             return Verdict.UNSURE, 0
         if streaked:
@@ -75,12 +79,19 @@ class PageWitness:
         if here is None or not known:
             return Verdict.UNSURE, 0  # too little of the page in view to tell
         best, k = max(known)
+        self.turned_score = max((v for v, j in known if j), default=None)
         margin = self.cfg.turn_margin
         if k and best >= self.cfg.same and best - here >= margin:
             return Verdict.TURNED, k
         if here >= self.cfg.same and best - here < margin / 2:
             return Verdict.SAME, 0
         return (Verdict.OTHER if here < self.cfg.other else Verdict.UNSURE), 0
+
+    def maybe_turned(self) -> bool:
+        """The last judged view is the page, more like it turned than in the corners' order (an almost
+        symmetric page put back turned can look 0.86 like itself unturned): the order is in doubt, not the place."""
+        t, here = self.turned_score, self.score
+        return t is not None and t >= self.cfg.same and (here is None or t > here)
 
     def likeness(self, squared: np.ndarray, seen: np.ndarray) -> float | None:
         """How much the grid squared up here looks like the page, in the corners' order (-1..1)."""
@@ -90,7 +101,7 @@ class PageWitness:
         if self._coarse is None:
             assert self.squared is not None
             self._coarse = look(self.squared, cfg=self.cfg.coarse)
-        score = likeness(look(squared, seen, self.cfg.coarse), self._coarse)
+        score = likeness(look(squared, seen, self.cfg.coarse), self._coarse, least=self.cfg.presence_least)
         if score is None:
             return Verdict.UNSURE
         return Verdict.SAME if score >= self.cfg.same else Verdict.OTHER if score < self.cfg.other else Verdict.UNSURE

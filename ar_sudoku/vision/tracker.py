@@ -162,9 +162,9 @@ class GridTracker:
         return self.corners
 
 
-OUTLINE = np.ones((10, 10), bool)
-OUTLINE[1:-1, 1:-1] = False
-OUTLINE = OUTLINE.reshape(-1)  # the crossings of the grid's outer lines: the ones a cut can leave off the paper
+_FRAME = np.ones((10, 10), bool)
+_FRAME[1:-1, 1:-1] = False
+OUTLINE = _FRAME.reshape(-1)  # the crossings of the grid's outer lines: the ones a cut can leave off the paper
 AGREE = 1.0  # px (working size): two neighbouring crossings' own motions this close are one bend of the paper
 
 
