@@ -80,20 +80,27 @@ def test_image_json_has_the_lattice_and_digits_sit_in_bent_cells(tmp_path, capsy
         assert (inked > 0.05) == (ch == "."), (i, inked)
 
 
-def test_a_bending_page_in_a_video_is_tracked_and_solved(tmp_path, reader):
+def bending_video(path, frames: int, seed: int, sway: tuple[float, float, float], bow) -> list[np.ndarray]:
+    """A 640x480 video of Wikipedia's puzzle swaying (``sway``: px across, px down, degrees) and bowed by
+    ``bow(t)`` (t from 0 to 1), written to ``path``; each frame's true crossings."""
     size = (640, 480)
-    img, corners = page(EASY, seed=2)
-    back = background(size, 2)
-    path = tmp_path / "bending.avi"
+    img, corners = page(EASY, seed=seed)
+    back = background(size, seed)
     truths = []
     with VideoSink(path, size, 25) as sink:
-        for i in range(70):
-            t = i / 69
-            q = quad((320 + 30 * np.sin(3 * t), 240 + 15 * np.cos(2 * t)), 330, 6 * np.sin(2 * t), 0.04)
-            flat = place(img, corners, q, back, blur=0.6)
-            frame, truth = bend(flat, q, 0.03 + 0.03 * np.sin(np.pi * t), lean=0.05)
+        for i in range(frames):
+            t = i / (frames - 1)
+            q = quad((320 + sway[0] * np.sin(3 * t), 240 + sway[1] * np.cos(2 * t)), 330, sway[2] * np.sin(2 * t),
+                     0.04)
+            frame, truth = bend(place(img, corners, q, back, blur=0.6), q, bow(t), lean=0.05)
             sink.write(frame)
             truths.append(truth)
+    return truths
+
+
+def test_a_bending_page_in_a_video_is_tracked_and_solved(tmp_path, reader):
+    path = tmp_path / "bending.avi"
+    truths = bending_video(path, 70, 2, (30, 15, 6), lambda t: 0.03 + 0.03 * np.sin(np.pi * t))
     solved, errors = 0, []
     with open_source(str(path)) as src, ARSession(reader, config=SessionConfig(solve_lag=1)) as session:
         for frame, truth in zip(src, truths):
@@ -180,18 +187,8 @@ def test_a_re_detection_a_column_off_the_tracked_page_does_not_move_its_answer(t
         return _a_column_off(quad) if quad is not None and tracked is not None and frame_index >= 30 else quad
 
     monkeypatch.setattr(BoardLocator, "_search", off)
-    size = (640, 480)
-    img, corners = page(EASY, seed=3)
-    back = background(size, 3)
     path = tmp_path / "curled.avi"
-    truths = []
-    with VideoSink(path, size, 25) as sink:
-        for i in range(80):
-            t = i / 79
-            q = quad((320 + 12 * np.sin(3 * t), 240 + 8 * np.cos(2 * t)), 330, 3 * np.sin(2 * t), 0.04)
-            frame, truth = bend(place(img, corners, q, back, blur=0.6), q, 0.05, lean=0.05)
-            sink.write(frame)
-            truths.append(truth)
+    truths = bending_video(path, 80, 3, (12, 8, 3), lambda t: 0.05)
     cell = 330 / 9
     drawn = []
     with open_source(str(path)) as src, ARSession(reader, config=SessionConfig(solve_lag=1)) as session:

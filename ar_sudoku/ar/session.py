@@ -248,7 +248,8 @@ class ARSession:
             self.override_base = self._voted().givens
         self.overrides[cell] = digit
         if self.board.votes:
-            self._submit(self._voted(), corrected=True)
+            voted = self._voted()
+            self._submit(voted, self._as_print(voted), corrected=True)
 
     def set_mode(self, mode: Mode) -> None:
         """answer, check or hint: what is drawn on the paper from the next frame on."""
@@ -313,14 +314,13 @@ class ARSession:
         printed = self._voted(self.board.prints)
         return printed if printed.givens != voted.givens else None
 
-    def _submit(self, reading: Reading, *, corrected: bool = False) -> None:
+    def _submit(self, reading: Reading, as_print: Reading | None, *, corrected: bool = False) -> None:
         """Hand a reading to the solver (a reading with several solutions is not drawn: a digit was missed;
-        unless the page read as print alone makes one puzzle)."""
+        unless ``as_print``, the page read as print alone, makes one puzzle: ``_as_print``)."""
         if self.override_base is not None and sum(
                 a != b for a, b in zip(reading.givens, self.override_base)) > self.cfg.mismatch_new:
             self.clear_overrides()  # corrections belong to the puzzle they were made on
         board = self.board
-        as_print = self._as_print(reading)
         board.givens = reading.givens
         key = board.submitted = self._cache_key(board.givens, as_print)
         if key in self.cache:
@@ -397,8 +397,9 @@ class ARSession:
                 board.prints = [*board.prints, self.cells.printed][-self.cfg.window :]
         if len(board.votes) >= self.cfg.votes and board.handle is None:
             voted = self._voted()
-            if self._cache_key(voted.givens, self._as_print(voted)) != board.submitted:
-                self._submit(voted)
+            as_print = self._as_print(voted)
+            if self._cache_key(voted.givens, as_print) != board.submitted:
+                self._submit(voted, as_print)
         return corners
 
     def _take_killer(self, result: BoardResult) -> np.ndarray:
