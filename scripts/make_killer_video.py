@@ -8,6 +8,7 @@ whole grid is in view, and the page's cages and solution.
 
     python scripts/make_killer_video.py --out /tmp/killer.mp4                  # 10 s, renderer B, held-out seed
     python scripts/make_killer_video.py --out /tmp/k.mp4 --renderer A --style dotted --seconds 3
+    python scripts/make_killer_video.py --out /tmp/ks.mp4 --swap-at 5    # another puzzle swapped in at 5 s
 """
 
 from __future__ import annotations
@@ -31,9 +32,11 @@ from killer_renderer_b import render
 HELD_OUT_SEED = 90_062_000  # never tuned on
 
 
-def page_for(renderer: str, style: str, seed: int, givens: int) -> KillerPage:
+def page_for(renderer: str, style: str, seed: int, givens: int, look_seed: int | None = None) -> KillerPage:
+    """The page of puzzle ``seed``, drawn as ``look_seed`` (default ``seed``) sets: another puzzle of one
+    newspaper is another ``seed`` with the same ``look_seed``."""
     killer, solution = puzzle(seed, givens)
-    rng = random.Random(seed)
+    rng = random.Random(seed if look_seed is None else look_seed)
     if renderer == "A":
         return page_a(killer, solution, style, rng)
     img, corners = render(killer, style, rng)
@@ -57,9 +60,11 @@ def camera(page: KillerPage, size: tuple[int, int], t: float, seconds: float, rn
 
 
 def make(out: Path, *, renderer: str, style: str, seconds: float, size: tuple[int, int], fps: float,
-         seed: int, givens: int) -> Path:
-    """Write the video and its truth; the truth's path."""
-    page = page_for(renderer, style, seed, givens)
+         seed: int, givens: int, swap_at: float | None = None) -> Path:
+    """Write the video and its truth; the truth's path. With ``swap_at`` (seconds), the page is swapped there
+    for another puzzle of the same newspaper, in the same hand (same place and motion)."""
+    page = first = page_for(renderer, style, seed, givens)
+    second = page_for(renderer, style, seed + 1, givens, look_seed=seed) if swap_at is not None else first
     rng = random.Random(seed)
     phase = [rng.random() for _ in range(5)]
     w, h = size
@@ -67,10 +72,11 @@ def make(out: Path, *, renderer: str, style: str, seconds: float, size: tuple[in
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     light = (1 + 0.2 * (xx / w - 0.5) - 0.15 * (yy / h - 0.5))[..., None]
     noise = np.random.default_rng(seed)
-    cages = [{"sum": c.total, "cells": list(c.cells)} for c in page.killer.cages]
     truth_path = out.with_suffix(".truth.jsonl")
     with VideoSink(out, (w, h), fps) as sink, truth_path.open("w") as truth:
         for i in range(int(round(seconds * fps))):
+            page = second if swap_at is not None and i / fps >= swap_at else first
+            cages = [{"sum": c.total, "cells": list(c.cells)} for c in page.killer.cages]
             hm = camera(page, size, i / fps, seconds, phase)
             frame = cv2.warpPerspective(page.image, hm, (w, h), flags=cv2.INTER_LINEAR,
                                         borderMode=cv2.BORDER_TRANSPARENT, dst=table.copy())
@@ -96,9 +102,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fps", type=float, default=30.0)
     ap.add_argument("--seed", type=int, default=HELD_OUT_SEED)
     ap.add_argument("--givens", type=int, default=2, help="givens printed besides the cages (default 2)")
+    ap.add_argument("--swap-at", type=float, metavar="S",
+                    help="swap the page at S seconds for another puzzle of the same newspaper, in place")
     args = ap.parse_args(argv)
     truth = make(args.out, renderer=args.renderer, style=args.style, seconds=args.seconds, size=args.size,
-                 fps=args.fps, seed=args.seed, givens=args.givens)
+                 fps=args.fps, seed=args.seed, givens=args.givens, swap_at=args.swap_at)
     print(f"wrote {args.out} and {truth}", file=sys.stderr)
     return 0
 

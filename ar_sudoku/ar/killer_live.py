@@ -6,6 +6,9 @@ killer page (:func:`ar_sudoku.vision.killer_read.read_page`: cages, sums, givens
 reading is taken once two of them agree (the same cages and solution), as the ordinary reading waits for its
 votes. While it is drawn, a re-read's cage sums must still be the page's (``same_page``): another killer page in
 its place, whose givens (none) and ink (small sums) the ordinary checks hardly see change, ends the drawing.
+On every frame between, the page's evidence is its sums' look (``vision.look.sums_look``), not the ink of its
+cells: at the working size a small sum is inked on one frame and not on the next, and a page's look without
+its sums is any killer page's of that newspaper.
 The session keeps a :class:`KillerSight` in its board's reading, so it is forgotten with the board.
 """
 
@@ -15,17 +18,24 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from ar_sudoku.ar.locator import BoardLocator
 from ar_sudoku.sudoku.rules import BoardResult
 from ar_sudoku.sudoku.vocabulary import Status
 from ar_sudoku.vision.cages import CageOdds
 from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.killer_read import PageSight, cage_reader, decide, see_page
+from ar_sudoku.vision.look import SUMS, Look, likeness, sums_look
 
 EVERY = 3  # steady frames between killer readings of an unsolved board ...
 BACK_OFF = 2  # ... doubled after each reading that saw no cage sums, at most this many times (3, 6, 12): an
 # ordinary page that never solves is not read as a killer page every third frame for as long as it is in view
 VOTES = 3  # sights whose odds are averaged
 SUMS_MOVED = 4  # a re-read with this many corners' sums (present or not) unlike the page's: another page
+# the sums' likeness (``sums_look``) at or above which the view is the page read: the page tracked 0.97 or more
+# (moving, tilting, lit unevenly), its corners 1.5 px off 0.72 or more; the same newspaper's next puzzle slid
+# into its place 0.3-0.67 (measured on renderer A's videos; B's never tuned on)
+SUMS_SAME = 0.8
+SUMS_LEAST = 27  # cells in view the sums' look needs (a third of the grid): fewer tell the desk from little
 
 
 @dataclass
@@ -36,6 +46,29 @@ class KillerSight:
     frames: int = 0  # steady frames seen unsolved since the last killer reading
     sights: list[PageSight] = field(default_factory=list)  # the last few sights, the same way up
     misses: int = 0  # readings in a row that saw no cage sums
+    sums: Look | None = None  # the look of the sums of the page taken (``sums_look``), the puzzle's way up
+
+
+def remember_sums(sight: KillerSight, locator: BoardLocator, corners: np.ndarray) -> None:
+    """The taken page's sums, squared up on the frame it was read on."""
+    sight.sums = sums_look(locator.squared(corners, SUMS.cell))
+
+
+def sums_there(sight: KillerSight, locator: BoardLocator, corners: np.ndarray) -> bool | None:
+    """Whether the page at ``corners`` on this frame prints the taken page's sums where they were (every frame,
+    cheaply); None when it cannot tell (no page taken, too little in view)."""
+    if sight.sums is None:
+        return None
+    score = likeness(sums_look(locator.squared(corners, SUMS.cell), locator.seen(corners)), sight.sums,
+                     least=SUMS_LEAST)
+    return None if score is None else score >= SUMS_SAME
+
+
+def still_there(sight: KillerSight, result: BoardResult, locator: BoardLocator, corners: np.ndarray) -> bool:
+    """On a re-read: the page is the one taken (its sums' look; too little in view for it, the sum model's
+    reading of the corners)."""
+    there = sums_there(sight, locator, corners)
+    return same_page(result, locator.colour(), corners, locator.lattice) if there is None else there
 
 
 def look(sight: KillerSight, image: np.ndarray, corners: np.ndarray, lattice: np.ndarray | None,

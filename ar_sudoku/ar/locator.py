@@ -424,10 +424,10 @@ class BoardLocator:
         h, w = self.frame.shape[:2]
         return cells_in_view(corners, self.lattice, (w, h))
 
-    def squared(self, corners: np.ndarray) -> np.ndarray:
+    def squared(self, corners: np.ndarray, cell: int = 12) -> np.ndarray:
         """The grid squared up small at these corners on this frame, pixel centres placed symmetrically (as
-        ``vision.look`` compares a page with itself turned; ``cells.square``, 12 px a cell; made once)."""
-        return self._square(corners, centred=True)
+        ``vision.look`` compares a page with itself turned; ``cells.square``, ``cell`` px a cell; made once)."""
+        return self._square(corners, cell, centred=True)
 
     def undo_slip(self, loc: Located) -> Located:
         """The board where the flow had it before a detection moved it (``Located.tracked``), tracked from there."""

@@ -79,7 +79,7 @@ from ar_sudoku.vision.checking import written_part
 from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.kinds import CellKinds, KindReader, sure_of_writing
 from ar_sudoku.vision.lattice import bend_of
-from ar_sudoku.vision.look import shifted
+from ar_sudoku.vision.look import roll_of, shifted
 from ar_sudoku.vision.orient import read_grid, read_oriented
 from ar_sudoku.vision.passes import KIND_PASSES, CellRecord, Inputs, run
 from ar_sudoku.vision.quads import QUADS, working_gray
@@ -403,14 +403,16 @@ class ARSession:
         return corners
 
     def _take_killer(self, result: BoardResult) -> np.ndarray:
-        """A killer reading two frames agreed on: settled, tracked the way its sums read, its ink the pattern
-        that ``_same_pattern`` watches (its small sums, not givens it mostly lacks)."""
+        """A killer reading two frames agreed on: settled, tracked the way its sums read, its sums' look what
+        ``_same_pattern`` watches (``killer_live.sums_there``: not the ink of givens it mostly lacks)."""
         assert result.corners is not None
         self._settle(result)
+        self.board.oriented = True  # its sums said which way up: a re-read keeps these corners (not a few givens')
         if self.locator.lattice is not None:
             self.locator.lattice = result.lattice
         self.locator.restart(result.corners)
         self._given_cells = (result.givens, self.locator.inked(result.corners))
+        killer_live.remember_sums(self.board.killer, self.locator, result.corners)
         return result.corners
 
     def _recheck(self, corners: np.ndarray) -> np.ndarray:
@@ -425,8 +427,9 @@ class ARSession:
             reading = self.cells.printed  # the page was taken as print alone: its "entries" are its givens
         diff, hidden = self._differs(reading)
         if result is not None and result.cages is not None:  # a killer page: its sums say which page, which way up
-            if not killer_live.same_page(result, self.locator.colour(), corners, self.locator.lattice):
-                diff = 2 * self.cfg.mismatch_new  # another killer page: its sums are elsewhere
+            # (its own sums where they were: a reading of its few givens that differs took sums for givens)
+            there = killer_live.still_there(self.board.killer, result, self.locator, corners)
+            diff = hidden = 0 if there else 2 * self.cfg.mismatch_new
         elif max(diff, hidden) >= self.cfg.mismatch_new and self.board.givens:
             # the page turned while the tracker followed its symmetric grid: read so, it is this puzzle
             k = turn_to(self.locator.full_gray(), corners, self.board.givens, self.reader, self.locator.lattice)
@@ -451,7 +454,7 @@ class ARSession:
         k = self.locator.scale
         result = self.sized.read(self.locator.small, corners * k)
         turned = np.asarray(result.corners, np.float32) / k if result.corners is not None else corners
-        roll = _roll_of(turned, corners)
+        roll = roll_of(turned, corners)
         if roll:
             corners = self.locator.turn(corners, roll)
         return corners, replace(result, corners=corners)
@@ -527,6 +530,12 @@ class ARSession:
                 return True
             self.board.since_read = self._recheck_every()  # another puzzle in its place, or a hand: read it now
             return False
+        if self.board.result is not None and self.board.result.cages is not None:  # a killer page: its sums
+            there = killer_live.sums_there(self.board.killer, self.locator, corners)  # (not its ink) are its evidence
+            if there is not None:
+                if not there:
+                    self.board.since_read = self._recheck_every()  # another page in its place, or a hand: read it
+                return there
         if self._given_cells[0] != self.board.givens:
             cells = np.array([ch != "." for ch in self.board.givens])
             cells.flags.writeable = False
@@ -788,8 +797,3 @@ class ARSession:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _roll_of(turned: np.ndarray, corners: np.ndarray) -> int:
-    """The roll ``k`` with ``np.roll(corners, -k)`` nearest ``turned`` (the same quad, its first corner moved)."""
-    return min(range(4), key=lambda k: float(np.abs(np.roll(corners, -k, axis=0) - turned).max()))

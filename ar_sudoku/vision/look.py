@@ -32,6 +32,20 @@ LOOK = LookConfig()
 
 
 @dataclass(frozen=True)
+class SumsLookConfig:
+    """The look of a killer page's cage sums: each cell's top-left corner, where its cage's sum is printed."""
+
+    cell: int = 24  # px a cell of the squared grid: a sum is a quarter of a cell high, 12 px a cell blurs it away
+    blur: float = 1.0
+    # the part of each cell looked at (from its top-left, as shares of a cell): inside the cage's dashed line,
+    # around the sum; every page's lines and most of its cage outlines lie outside it
+    window: tuple[float, float] = (0.15, 0.42)
+
+
+SUMS = SumsLookConfig()
+
+
+@dataclass(frozen=True)
 class Look:
     """A grid's cells' insides, blurred (81 cells of ``(12 - 2 * edge)²`` pixels), and which cells were seen."""
 
@@ -45,6 +59,18 @@ def look(squared: np.ndarray, seen: np.ndarray | None = None, cfg: LookConfig = 
     e = cfg.edge
     cells = blurred.reshape(9, CELL, 9, CELL)[:, e:CELL - e, :, e:CELL - e].transpose(0, 2, 1, 3).reshape(81, -1)
     # each cell against its own paper: a shadow or a glare across the page is not the page's look, its ink is
+    cells = cells - cells.mean(axis=1, keepdims=True)
+    return Look(np.ascontiguousarray(cells), np.ones(81, bool) if seen is None else np.asarray(seen, bool))
+
+
+def sums_look(squared: np.ndarray, seen: np.ndarray | None = None, cfg: SumsLookConfig = SUMS) -> Look:
+    """The look of a killer page's sums (``squared`` at ``cfg.cell`` px a cell): two killer pages of one
+    newspaper share their grid and much of their cage lines, so the whole cells look alike (0.8-0.95); the
+    sums' corners tell them apart (the next puzzle slid in 0.3-0.67, the same page tracked 0.97 or more)."""
+    c = cfg.cell
+    a, b = round(c * cfg.window[0]), round(c * cfg.window[1])
+    blurred = cv2.GaussianBlur(np.asarray(squared, np.float32), (0, 0), cfg.blur)
+    cells = blurred.reshape(9, c, 9, c)[:, a:b, :, a:b].transpose(0, 2, 1, 3).reshape(81, -1)
     cells = cells - cells.mean(axis=1, keepdims=True)
     return Look(np.ascontiguousarray(cells), np.ones(81, bool) if seen is None else np.asarray(seen, bool))
 
@@ -93,3 +119,8 @@ def shifted(corners: np.ndarray, dx: int, dy: int) -> np.ndarray:
     hmat = cv2.getPerspectiveTransform(unit, np.asarray(corners, np.float32).reshape(4, 2))
     moved = (unit + np.array([dx, dy], np.float32)).reshape(-1, 1, 2)
     return cv2.perspectiveTransform(moved, hmat).reshape(4, 2).astype(np.float32)
+
+
+def roll_of(turned: np.ndarray, corners: np.ndarray) -> int:
+    """The roll ``k`` with ``np.roll(corners, -k)`` nearest ``turned`` (the same quad, its first corner moved)."""
+    return min(range(4), key=lambda k: float(np.abs(np.roll(corners, -k, axis=0) - turned).max()))
