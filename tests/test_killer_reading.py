@@ -113,3 +113,32 @@ def test_an_unanswered_killer_reading_replaces_the_ordinary_one_only_on_a_page_o
     answered = BoardResult(Status.SOLVED, corners=sight.corners, solution="1" * 81)
     monkeypatch.setattr(killer_read, "decide", lambda seen, timeout: answered)
     assert killer_or(image, ordinary, None).solution == "1" * 81  # type: ignore[arg-type]
+
+
+def test_two_cages_a_missed_shade_change_merged_are_parted_by_their_sums(page):
+    """A shade change the border model missed along three cells at once (more than ``max_turns`` doubtful
+    borders to turn): the region it leaves holds two sums, and the least costly cut between them is the missed
+    border (``killer_reading._split``); the rules and the solver still decide, and the borders taken are said."""
+    sums, borders = odds_of(page.killer)
+    cage_of = page.killer.cage_of()
+    # two touching cages that share three borders or more: their whole shared border read as no border
+    shared: dict[tuple[int, int], list[int]] = {}
+    for k, (a, b) in enumerate(BORDERS):
+        if cage_of[a] != cage_of[b]:
+            shared.setdefault((min(cage_of[a], cage_of[b]), max(cage_of[a], cage_of[b])), []).append(k)
+    pair = next(ks for ks in shared.values() if len(ks) >= 3)
+    borders[pair] = 0.3
+    found = read_killer(sums, borders, page.killer.to_string())
+    assert found.killer is not None and found.killer.cages == page.killer.cages
+    assert found.solution == page.solution
+    assert sum("the border between" in t for t in found.taken) == len(pair)
+
+
+def test_a_region_holding_no_sum_is_not_made_up(page):
+    """A cage whose sum was not seen at all: no cut can give it one; the page is not answered."""
+    sums, borders = odds_of(page.killer)
+    cage = page.killer.cages[3]
+    sums[cage.first] = 0.0
+    sums[cage.first, 0] = 1.0
+    found = read_killer(sums, borders, page.killer.to_string())
+    assert found.solution is None

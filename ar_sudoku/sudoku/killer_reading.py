@@ -153,6 +153,73 @@ def _structures(sum_odds: np.ndarray, border_odds: np.ndarray, rules: ReadingRul
     return sorted(out, key=lambda m: -m.loglik)
 
 
+def _split(structure: _Marks, border_odds: np.ndarray) -> _Marks | None:
+    """The marks made whole the cheapest way a misread border allows: a region holding several sums is parted
+    between them along its least costly borders (a minimum cut, each border's cost the log-odds given up by
+    parting it), and a parted border left inside a region is closed. A shade change or a dash the border model
+    missed merges two cages into a region of two sums; the sums say where the cages are, the odds say where
+    they part. None when nothing is to be split, or a region holds no sum (nothing to part it by)."""
+    parted = structure.parted.copy()
+    ll, turned = structure.loglik, list(structure.turned)
+    changed = False
+    for _ in range(NCELLS):
+        regions = _regions(parted)
+        assert regions is not None
+        many = next((cells for cells in regions if sum(bool(structure.summed[c]) for c in cells) > 1), None)
+        if many is None:
+            break
+        sums = [c for c in many if structure.summed[c]]
+        for k in _min_cut(set(many), parted, border_odds, sums[0], sums[1]):
+            parted[k] = True
+            p = float(border_odds[k])
+            ll += _log(p) - _log(1 - p)
+            turned.append(("border", k))
+        changed = True
+    if not changed:
+        return None
+    inside = {c: r for r, cells in enumerate(_regions(parted) or []) for c in cells}
+    for k, (a, b) in enumerate(BORDERS):
+        if parted[k] and inside[a] == inside[b]:  # a parted border that parts nothing: a stray mark
+            parted[k] = False
+            p = float(border_odds[k])
+            ll += _log(1 - p) - _log(p)
+            turned.append(("border", k))
+    return _Marks(parted, structure.summed, ll, tuple(dict.fromkeys(turned)))
+
+
+def _min_cut(cells: set[int], parted: np.ndarray, border_odds: np.ndarray, s: int, t: int) -> list[int]:
+    """The borders (unparted, between ``cells``) whose parting separates ``s`` from ``t`` at the least cost
+    (each the log-odds given up by parting it: Edmonds-Karp on the region's cells)."""
+    cap: dict[tuple[int, int], float] = {}
+    border_of: dict[tuple[int, int], int] = {}
+    for k, (a, b) in enumerate(BORDERS):
+        if a in cells and b in cells and not parted[k]:
+            p = float(border_odds[k])
+            cost = max(_log(1 - p) - _log(p), 1e-6)
+            cap[a, b] = cap[b, a] = cost
+            border_of[a, b] = border_of[b, a] = k
+    flow = dict.fromkeys(cap, 0.0)
+    while True:
+        prev = {s: s}
+        queue = [s]
+        for u in queue:
+            for (a, b), c in cap.items():
+                if a == u and b not in prev and c - flow[a, b] > 1e-9:
+                    prev[b] = u
+                    queue.append(b)
+        if t not in prev:
+            break
+        path, v = [], t
+        while v != s:
+            path.append((prev[v], v))
+            v = prev[v]
+        push = min(cap[e] - flow[e] for e in path)
+        for a, b in path:
+            flow[a, b] += push
+            flow[b, a] -= push
+    return sorted(border_of[a, b] for (a, b) in cap if a in prev and b not in prev)
+
+
 @dataclass(frozen=True)
 class _Candidate:
     cages: tuple[Cage, ...]
@@ -263,9 +330,11 @@ def read_killer(sum_odds: np.ndarray, border_odds: np.ndarray, givens: str | Non
     found: dict[str, _Candidate] = {}
     tried = kept = 0
     pending: list[_Candidate] = []
-    for structure in _structures(sum_odds, border_odds, rules):
-        if best_ll is not None and structure.loglik < best_ll - rules.margin:
-            break
+    structures = _structures(sum_odds, border_odds, rules)
+    split = _split(structures[0], border_odds)
+    if split is not None and _cages_of(structures[0]) is None:  # the likeliest marks parted by their sums too
+        structures = sorted([*structures, split], key=lambda m: -m.loglik)
+    for structure in structures:
         cells = _cages_of(structure)
         if cells is not None:
             pending += _candidates(structure, cells, sum_odds, rules)
