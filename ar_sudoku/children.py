@@ -27,21 +27,27 @@ from contextlib import contextmanager
 from multiprocessing.connection import wait
 from typing import Any
 
+from ar_sudoku.signals import held
+
 
 @contextmanager
 def sigint_blocked() -> Iterator[None]:
-    """Processes started inside this block begin with SIGINT blocked (POSIX; elsewhere a no-op)."""
+    """Processes started inside this block begin with SIGINT blocked (POSIX; elsewhere a no-op). A signal
+    another thread took meanwhile is raised in the main thread once the block ends (``signals.held``): raised
+    in the middle of a start, it left the child reading start-up data its parent never sent, and the child
+    printed an ``EOFError`` traceback."""
     if not hasattr(signal, "pthread_sigmask"):
         yield
         return
     from multiprocessing import resource_tracker
 
     resource_tracker.ensure_running()  # now, not inside the block: its start unblocks SIGINT and SIGTERM
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+    with held():
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            yield
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def ignore_sigint() -> None:

@@ -10,7 +10,9 @@ is stopping, a second Ctrl-C must not cut its clean-up short (SIGKILL still ends
 :func:`held` a signal waits for the section's end, so that what the section does (write a
 file and report it) is done whole or not at all.
 
-Stdlib only, so that importing it costs nothing before the handlers are in place.
+Stdlib only, so that importing it costs nothing before the handlers are in place; below every layer (as
+:mod:`ar_sudoku.children` is, which holds a signal while it starts a child process), and without the handlers
+installed (a library's use) :func:`held` changes nothing.
 """
 
 from __future__ import annotations
@@ -87,3 +89,13 @@ def held() -> Iterator[None]:
             if _caught is None:
                 _caught = signum
                 raise exception_for(signum)
+
+
+def forget_unhandled_interrupt() -> None:
+    """Before exiting with 130 (or 143): CPython remembers a ``KeyboardInterrupt`` raised inside code that an
+    extension ran from a string (``PyRun_String``: pybind11's, while onnxruntime imports) as unhandled, although
+    the command handled it, and at exit kills itself with SIGINT instead (the shell saw -2, not 130: about one
+    Ctrl-C in twenty during start-up). Running any code from a string resets that flag."""
+    import ctypes
+
+    ctypes.pythonapi.PyRun_SimpleString(b"")

@@ -252,7 +252,8 @@ def test_a_ctrl_c_that_a_c_call_wrapped_in_another_error_still_ends_as_interrupt
     """A signal raised inside a C extension's call comes back out as that call's SystemError; with the
     signal caught, the command ends as the signal asks (130, one line), not as an internal error."""
     import ar_sudoku.cli.solve as solve_cmd
-    from ar_sudoku.cli import main, signals
+    from ar_sudoku import signals
+    from ar_sudoku.cli import main
 
     def interrupted_inside_c(_args):
         monkeypatch.setattr(signals, "_caught", signal.SIGINT)
@@ -287,3 +288,51 @@ def test_workers_start_with_ctrl_c_blocked_even_when_they_start_the_resource_tra
                          timeout=120)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "[True, True, True, True]"
+
+
+def test_an_interruption_inside_an_extensions_string_code_still_exits_130(tmp_path):
+    """CPython marks a ``KeyboardInterrupt`` raised in code an extension runs from a string (``PyRun_String``, as
+    pybind11 does while onnxruntime imports) as unhandled, and at the exit of ``python -m ar_sudoku`` killed the
+    process with SIGINT after the command had said "interrupted": the shell saw -2 (one Ctrl-C in ten at
+    start-up, under load), not 130."""
+    (tmp_path / "probe.py").write_text(
+        "import ctypes\n"
+        "import ar_sudoku.cli as cli\n"
+        "def main():\n"
+        "    ctypes.pythonapi.PyRun_SimpleString(b'raise KeyboardInterrupt')  # the flag set (its error printed)\n"
+        "    raise KeyboardInterrupt  # ... and the same interruption reaching the command\n"
+        "cli.main = main\n"
+        "cli.run()\n")
+    done = subprocess.run([sys.executable, "-m", "probe"], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert done.returncode == 130, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "ar-sudoku: interrupted"
+
+
+def test_a_ctrl_c_another_thread_takes_while_a_child_starts_waits_for_the_start(tmp_path):
+    """Inside ``children.sigint_blocked`` the main thread blocks SIGINT, so another thread takes a Ctrl-C, and
+    Python raised it in the main thread at once, in the middle of ``Process.start``: the child, left without
+    its start-up data, printed an ``EOFError`` traceback. Now it is raised once the block ends."""
+    (tmp_path / "held_probe.py").write_text(
+        "import os, signal, threading\n"
+        "from ar_sudoku import signals\n"
+        "from ar_sudoku.children import sigint_blocked\n"
+        "signals.stop_on_signals()\n"
+        "go, sent = threading.Event(), threading.Event()\n"
+        "def killer():\n"
+        "    go.wait()\n"
+        "    os.kill(os.getpid(), signal.SIGINT)  # taken by this thread: the main thread blocks SIGINT\n"
+        "    sent.set()\n"
+        "threading.Thread(target=killer).start()\n"
+        "done = []\n"
+        "try:\n"
+        "    with sigint_blocked():\n"
+        "        go.set()\n"
+        "        sent.wait()\n"
+        "        for _ in range(10**5):\n"
+        "            pass  # bytecodes: where the main thread runs the handler\n"
+        "        done.append('started')\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted', done)\n")
+    done = subprocess.run([sys.executable, "held_probe.py"], capture_output=True, text=True, timeout=60,
+                          cwd=tmp_path)
+    assert done.stdout.strip() == "interrupted ['started']", done.stdout + done.stderr

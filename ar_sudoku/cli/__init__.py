@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ar_sudoku.cli import signals
+from ar_sudoku import signals
 
 if TYPE_CHECKING:
     import argparse
@@ -188,4 +188,5 @@ def run() -> None:
     except KeyboardInterrupt:
         print("ar-sudoku: interrupted", file=sys.stderr)
         code = 130
+    signals.forget_unhandled_interrupt()  # an interruption handled is not one "unhandled": exit with ``code``
     sys.exit(code)

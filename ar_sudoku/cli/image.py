@@ -12,9 +12,9 @@ from collections.abc import Generator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ar_sudoku import signals
 from ar_sudoku.ar.marks import MODES, Mode
 from ar_sudoku.ar.photo import PhotoAnalysis
-from ar_sudoku.cli import signals
 from ar_sudoku.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_OK,

@@ -10,7 +10,7 @@ import argparse
 import importlib
 from pathlib import Path
 
-from ar_sudoku.cli import signals
+from ar_sudoku import signals
 from ar_sudoku.cli.common import EXIT_INTERRUPTED, EXIT_OK, CliError, help_format
 
 WEB_MODULES = ("starlette", "uvicorn", "multipart", "cryptography")
