@@ -19,7 +19,10 @@ from ar_sudoku.sudoku.killer_generator import generate_killer
 from ar_sudoku.vision.killer_render import DOTTED, SHADED, STYLE, KillerStyle, draw_killer
 from ar_sudoku.vision.synth import background, place, quad
 
-STYLES: dict[str, KillerStyle] = {"dashed": STYLE, "dotted": DOTTED, "shaded": SHADED}
+# newsprint's grey shading, its greys a dozen levels apart: renderer A's fourth style, to develop on (B's own
+# palettes are never looked at)
+GREYS = KillerStyle(outline=False, shades=((252, 252, 252), (240, 240, 240), (229, 229, 229), (218, 218, 218)))
+STYLES: dict[str, KillerStyle] = {"dashed": STYLE, "dotted": DOTTED, "shaded": SHADED, "greys": GREYS}
 
 
 @dataclass(frozen=True)

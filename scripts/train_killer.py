@@ -2,7 +2,8 @@
 
 Both learn from rendered pages only, drawn here by a training renderer of their own: random cuttings of
 random grids into cages, each page in a random look (dashed or dotted outlines of any inset, dash, dot and
-width; pale shading in random colours, with or without an outline; thin and thick grid lines of random
+width; pale shading in random colours or greys (some a few levels apart, as newsprint shades), with or
+without an outline; thin and thick grid lines of random
 weight and grey; givens here and there), and each cage's sum (any of 1-45, so every number is seen as
 often) printed small in its first cell's top-left corner in a random face: the print faces installed here
 less those renderer B prints in (DejaVu, Liberation, FreeFont, Noto, Roboto: the held-out evaluation's
@@ -60,11 +61,15 @@ def training_fonts() -> list[Path]:
 
 
 def _pastels(rng: random.Random) -> list[tuple[int, int, int]]:
-    """Four to six pale colours (BGR), or greys, for shaded cages."""
+    """Four to six pale colours (BGR), or greys, for shaded cages: some greys as newsprint shades, a few levels
+    apart (the sums small on them, the borders only a change of grey)."""
     n = rng.randint(4, 6)
-    if rng.random() < 0.25:
+    if rng.random() < 0.2:
         levels = rng.sample(range(200, 256, 6), n)
         return [(v, v, v) for v in levels]
+    if rng.random() < 0.25:
+        top, step = rng.randint(238, 255), rng.randint(7, 16)
+        return [(top - k * step,) * 3 for k in range(n)]
     out = []
     for _ in range(n):
         hsv = np.uint8([[[rng.randrange(180), rng.randint(10, 70), rng.randint(215, 255)]]])
