@@ -92,10 +92,10 @@ def held() -> Iterator[None]:
 
 
 def forget_unhandled_interrupt() -> None:
-    """Before exiting with 130 (or 143): CPython remembers a ``KeyboardInterrupt`` raised inside code that an
-    extension ran from a string (``PyRun_String``: pybind11's, while onnxruntime imports) as unhandled, although
-    the command handled it, and at exit kills itself with SIGINT instead (the shell saw -2, not 130: about one
-    Ctrl-C in twenty during start-up). Running any code from a string resets that flag."""
+    """Before exiting: CPython remembers a ``KeyboardInterrupt`` raised inside code that an extension ran from a
+    string (``PyRun_String``: pybind11's, while onnxruntime imports) as unhandled, although the command handled
+    it, and at the exit of ``python -m ar_sudoku`` killed itself with SIGINT (the shell saw -2, not 130: one
+    Ctrl-C in ten during start-up, on a loaded machine). Running any code from a string resets that flag."""
     import ctypes
 
     ctypes.pythonapi.PyRun_SimpleString(b"")

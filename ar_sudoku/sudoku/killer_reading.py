@@ -192,21 +192,23 @@ def _min_cut(cells: set[int], parted: np.ndarray, border_odds: np.ndarray, s: in
     (each the log-odds given up by parting it: Edmonds-Karp on the region's cells)."""
     cap: dict[tuple[int, int], float] = {}
     border_of: dict[tuple[int, int], int] = {}
+    near: dict[int, list[int]] = {c: [] for c in cells}
     for k, (a, b) in enumerate(BORDERS):
         if a in cells and b in cells and not parted[k]:
             p = float(border_odds[k])
-            cost = max(_log(1 - p) - _log(p), 1e-6)
-            cap[a, b] = cap[b, a] = cost
+            cap[a, b] = cap[b, a] = max(_log(1 - p) - _log(p), 1e-6)
             border_of[a, b] = border_of[b, a] = k
+            near[a].append(b)
+            near[b].append(a)
     flow = dict.fromkeys(cap, 0.0)
     while True:
         prev = {s: s}
         queue = [s]
         for u in queue:
-            for (a, b), c in cap.items():
-                if a == u and b not in prev and c - flow[a, b] > 1e-9:
-                    prev[b] = u
-                    queue.append(b)
+            for v in near[u]:
+                if v not in prev and cap[u, v] - flow[u, v] > 1e-9:
+                    prev[v] = u
+                    queue.append(v)
         if t not in prev:
             break
         path, v = [], t
@@ -331,8 +333,8 @@ def read_killer(sum_odds: np.ndarray, border_odds: np.ndarray, givens: str | Non
     tried = kept = 0
     pending: list[_Candidate] = []
     structures = _structures(sum_odds, border_odds, rules)
-    split = _split(structures[0], border_odds)
-    if split is not None and _cages_of(structures[0]) is None:  # the likeliest marks parted by their sums too
+    split = None if _cages_of(structures[0]) is not None else _split(structures[0], border_odds)
+    if split is not None:  # the likeliest marks break the rules: parted by their sums too
         structures = sorted([*structures, split], key=lambda m: -m.loglik)
     for structure in structures:
         cells = _cages_of(structure)
