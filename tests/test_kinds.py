@@ -204,3 +204,21 @@ def test_real_pencil_marks_are_read(kreader: KindReader) -> None:
     want = ["12", "89", "89", "12", "27", "27", "79", "79"]
     assert sum(g == w for g, w in zip(got, want)) >= 7, got
     assert all(set(g) <= set(w) for g, w in zip(got, want)), got  # nothing read that is not there
+
+
+def test_a_large_batch_is_read_in_pieces_with_the_same_probabilities(kreader: KindReader) -> None:
+    """A printed grid's doubted cells shifted nine ways make a batch of hundreds of views; onnxruntime's buffers
+    grow with the batch (120-190 MB for 729 views), so the model takes it BATCH at a time: the same numbers as
+    one view at a time."""
+    import resource
+
+    from ar_sudoku.vision.digits import BATCH
+
+    views = np.random.default_rng(3).random((9 * 81, VIEW, VIEW), dtype=np.float32) * 1.5
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    probs = kreader.probabilities(views)
+    grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    alone = np.concatenate([kreader.probabilities(views[i: i + 1]) for i in range(0, len(views), 37)])
+    assert probs.shape == (len(views), 20)
+    np.testing.assert_array_equal(probs[::37], alone)
+    assert len(views) > BATCH and grown_mb < 60, grown_mb  # in one call: 120-190 MB

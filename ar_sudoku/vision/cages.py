@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 
 from ar_sudoku.sudoku.killer_reading import BORDERS as BORDER_CELLS
-from ar_sudoku.vision.digits import load_onnx
+from ar_sudoku.vision.digits import load_onnx, run_batched
 from ar_sudoku.vision.lattice import dense_map
 
 SIDE = 9
@@ -171,17 +171,17 @@ class CageReader:
             _model("killer_borders.onnx"), "killer border model", "scripts/train_killer.py", threads)
 
     def sum_odds(self, crops: np.ndarray) -> np.ndarray:
-        """The (n, 46) odds of no sum and of 1-45 of a batch of corner crops: one model call."""
+        """The (n, 46) odds of no sum and of 1-45 of a batch of corner crops."""
         if len(crops) == 0:
             return np.zeros((0, N_SUMS), np.float32)
         x = np.ascontiguousarray(crops, dtype=np.float32)[:, None]
-        return sum_odds(self.sums.run(None, {self.sums_input: x})[0])
+        return sum_odds(run_batched(self.sums, self.sums_input, x))
 
     def border_odds(self, patches: np.ndarray) -> np.ndarray:
         if len(patches) == 0:
             return np.zeros((0,), np.float32)
         x = np.ascontiguousarray(patches, dtype=np.float32)
-        logits = self.borders.run(None, {self.borders_input: x})[0]
+        logits = run_batched(self.borders, self.borders_input, x)
         e = np.exp(logits - logits.max(axis=1, keepdims=True))
         return (e[:, 1] / e.sum(axis=1)).astype(np.float32)
 
