@@ -88,6 +88,21 @@ def test_a_page_with_too_little_sure_print_is_left_to_the_model():
     assert print_alike(kinds, square, _Heights(square)) is kinds
 
 
+def test_twins_join_too_little_sure_print_to_say_the_pages_look():
+    """Seven sure givens alone say no page's look, nor do two pairs of twins; together they do (a face the model
+    half takes for a hand, generator P's EB Garamond: seven sure givens and seven twins). The twins are print,
+    and so is a lone 7 printed like the page's sure 7s; the script hand stays handwriting."""
+    printed = {i: PRINTED[i] for i in (0, 4, 8, 13, 20, 30, 60)}  # three 3s: how alike the page prints a digit
+    twins = {10: "8", 70: "8", 22: "4", 52: "4"}
+    lone = {44: "7"}
+    hand = {2: "3", 16: "7", 38: "8", 62: "8"}
+    square = _square({**printed, **twins, **lone}, hand)
+    kinds = _kinds(printed, {**twins, **lone, **hand})
+    out = print_alike(kinds, square, _Heights(square))
+    assert {i for i in range(81) if out.kinds[i] == GIVEN} == set(printed) | set(twins) | set(lone)
+    assert {i for i in range(81) if out.kinds[i] == ENTRY} == set(hand)
+
+
 @pytest.mark.data
 @pytest.mark.parametrize("name", ["02_17_honor_view_10_0", "02_17_iphone_14_0"])
 def test_a_pens_most_alike_digits_stay_handwriting(name):

@@ -87,3 +87,18 @@ def test_a_clash_no_digit_with_odds_ends_is_left_invalid():
     result = check_reading(reading(seen, probs))
     assert result.status == Status.INVALID
     assert result.solution is None
+
+
+def test_a_reading_of_several_solutions_is_not_settled_by_taking_a_given_away():
+    # r5c1's 7 missed (a blank at 0.55) and r9c3's 7 read surely as 3: the missed 7 filled in still leaves
+    # several solutions, and with r5c5's clean 5 (0.62) taken away as well it solves one way, another puzzle's
+    # (a page printed across its box lines, generator P: a wrong answer drawn on 78 frames). Taking a given away
+    # only adds solutions: no repair of a reading of several solutions does it
+    seen = misread(IMAGE21, {"r9c3": "3", "r5c1": "."})
+    odds = {"r5c1": {0: 0.55, 7: 0.44}, "r5c5": {5: 0.62, 0: 0.30}, "r9c3": {3: 0.97}}
+    wrong = misread(seen, {"r5c1": "7", "r5c5": "."})
+    assert solve(parse_line(wrong)).status == Status.SOLVED  # the repair the rules took before: one solution
+    assert solve(parse_line(wrong)).solution != solve(parse_line(IMAGE21)).solution
+    result = check_reading(reading(seen, odds))
+    assert not result.corrected
+    assert result.solution is None or "several solutions" in result.message

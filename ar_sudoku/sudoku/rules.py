@@ -163,7 +163,9 @@ def check_reading(reading: Reading, timeout: float = 1.0, max_tries: int = 40,
     # alternatives: for each inked cell, its second-best class; cost = how much less likely it is. A reading
     # that solves several ways misses a given: a change must fill a blank cell then. Turning a read given
     # into another digit alone also makes the puzzle unique, but another puzzle (a glare's faded 5 left out,
-    # a 4 above it "corrected" to 5: every digit drawn wrong)
+    # a 4 above it "corrected" to 5: every digit drawn wrong). Nor may it take a given away: that only adds
+    # solutions, so a fill that needs one gone is fitted round a misread elsewhere (a 9 printed across a box
+    # line read as 6, a clean 5 taken away and a 2 added: one solution, another puzzle's)
     several = status == Status.SOLVED
     alts = _alternatives(reading, digits, fixed, givens if status == Status.INVALID else None)
     tries = 0
@@ -171,7 +173,8 @@ def check_reading(reading: Reading, timeout: float = 1.0, max_tries: int = 40,
     combos = sorted((c for size in (1, 2) for c in itertools.combinations(alts, size)),
                     key=lambda c: sum(a[0] for a in c) + REPAIR_CELL * len(c))
     for combo in combos:
-        if len({a[1] for a in combo}) < len(combo) or (several and all(digits[a[1]] for a in combo)):
+        if len({a[1] for a in combo}) < len(combo) or (several and (
+                all(digits[a[1]] for a in combo) or any(digits[a[1]] and not a[2] for a in combo))):
             continue
         if tries >= max_tries or time.perf_counter() > deadline or (cancel is not None and cancel()):
             break

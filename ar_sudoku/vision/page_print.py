@@ -81,8 +81,11 @@ def print_alike(kinds: CellKinds, square: np.ndarray, second: Heights, inks: np.
     made = _twins(kinds, square, printed, entries, second, look, strokes)
     if len(printed) >= look.least_print:
         made |= _like_print(kinds, square, printed, entries, look, strokes)
-    elif len(made) < look.least_print:  # too little sure print to say the page's look: its twins must say it
+    elif len(printed) + len(made) < look.least_print:  # too little print, sure or twinned, to say the page's look
         return kinds
+    else:  # the twins join the sure print as the page's look: an "entry" left that looks like them is print too
+        rest = [i for i in entries if i not in made]
+        made |= _like_print(kinds, square, np.union1d(printed, sorted(made)).astype(int), rest, look, strokes)
     if not made:
         return kinds
     votes = np.zeros(81, np.float32)
