@@ -38,7 +38,8 @@ class PrintLook:
 
     # givens the kind model is this sure of are the page's print: the templates' and the height's source
     sure: float = 0.9
-    # sure givens a page needs before its print has a look of its own (a third of a sparse puzzle's)
+    # sure givens a page needs before its print has a look of its own (a third of a sparse puzzle's); sure givens
+    # and twins together count too (a face the model half takes for a hand: seven of each on EB Garamond)
     least_print: int = 8
     # correlation with the page's print of its digit that only print reaches (train hands: at most 0.84 in pen,
     # 0.87 in red; a black pen's 7 shaken by the robustness benchmark's motion blur, deblurred: 0.905; print taken
