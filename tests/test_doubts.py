@@ -107,13 +107,30 @@ def test_a_misreading_that_repeats_a_printed_digit_needs_both_readers_surer_toge
     assert w.mistakes(EASY_SOLUTION) == () and w.doubts == ((WRONG, "7"),)
 
 
+def test_two_readers_sure_an_entry_is_not_the_solutions_digit_call_it_a_mistake_though_they_differ_on_which():
+    """The kind model reads 7, the entry model 1; each gives the solution's 4 under a hundredth of its likeliest:
+    whichever was written, it is not the 4 (``WRITING.alone``, ``WRITING.together``). Each giving the 4 a
+    tenth is not enough together."""
+    from ar_sudoku.vision.checking import _sure_mistake
+
+    kinds, printed = _kinds(entry_p=0.95, digit_p=0.95)
+    sure = _entry_model(0.0, 0.005) + np.eye(9, dtype=np.float32)[0] * 0.9  # the entry model says 1
+    w = written_part(EASY, kinds, printed, EASY_SOLUTION, _Second(sure))
+    assert w.mistakes(EASY_SOLUTION) == (WRONG,) and w.entries[WRONG] == "7" and w.doubts == ()
+    kinds, _ = _kinds(entry_p=0.95, digit_p=0.6)  # the kind model gives the 4 about 3% of the 7
+    assert _sure_mistake(kinds, WRONG, 6, 3, sure, printed_near=False)
+    unsure = _entry_model(0.0, 0.09) + np.eye(9, dtype=np.float32)[0] * 0.8  # ... and the entry model 11%
+    assert not _sure_mistake(kinds, WRONG, 6, 3, unsure, printed_near=False)
+
+
 @pytest.mark.parametrize("case", ["kind model unsure of the digit", "entry model unsure", "readers disagree",
                                   "perhaps print", "as small as a pencil mark"])
 def test_a_wrong_digit_either_reader_doubts_is_said_as_looks_like_and_never_called_a_mistake(case):
     entry_p, digit_p, other = {
         "kind model unsure of the digit": (0.95, 0.4, _entry_model(0.9, 0.01)),
         "entry model unsure": (0.95, 0.95, _entry_model(0.4, 0.03)),
-        "readers disagree": (0.95, 0.95, np.eye(9, dtype=np.float32)[0] * 0.9 + 0.0125),  # the other says 1
+        # the other says 1, and gives the solution's 4 a sixth of that
+        "readers disagree": (0.95, 0.95, _entry_model(0.0, 0.12) + np.eye(9, dtype=np.float32)[0] * 0.75),
         "perhaps print": (0.45, 0.95, _entry_model(0.9, 0.01)),
         "as small as a pencil mark": (0.95, 0.95, _entry_model(0.9, 0.01)),
     }[case]

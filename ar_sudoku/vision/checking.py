@@ -38,18 +38,29 @@ def _chance(kinds: CellKinds, i: int, right: int, other: np.ndarray | None) -> f
 
 def _sure_mistake(kinds: CellKinds, i: int, read: int, right: int, other: np.ndarray | None,
                   printed_near: bool = False) -> bool:
-    """Both readers, each on its own, sure that cell ``i`` holds handwritten ``read`` and not ``right`` (0-8); and
-    together surer still (``WRITING.against_printed``) when ``read`` is printed in the cell's row, column or box."""
+    """Both readers, each on its own, sure that cell ``i`` holds a handwritten digit (the kind model: ``read``)
+    and that it is not ``right`` (0-8).
+
+    Each reader's odds of ``right`` against its likeliest digit must be under ``WRITING.against`` when the two
+    name the same digit, or under ``WRITING.alone`` with the two together (their geometric mean) under
+    ``WRITING.together``: the claim is that the entry is not the solution's digit, which two readers can make
+    without agreeing which digit it is. When ``read`` is printed in the cell's row, column or box, together
+    under ``WRITING.against_printed`` in either case.
+    """
     p = kinds.probs[i]
     if kinds.kinds[i] != ENTRY or p[10:19].sum() < WRITING.sure_entry or other is None:
         return False
     digits = p[10:19] / max(float(p[10:19].sum()), 1e-9)
-    if digits[read] < WRITING.sure_digit or digits[right] >= WRITING.against * digits[read]:
+    if digits[read] < WRITING.sure_digit or other.max() < WRITING.sure_digit:
         return False
-    if int(other.argmax()) != read or other[read] < WRITING.sure_digit or other[right] >= WRITING.against * other[read]:
+    kind_odds, entry_odds = float(digits[right] / digits[read]), float(other[right] / other.max())
+    if max(kind_odds, entry_odds) >= WRITING.alone:
         return False
-    together = np.sqrt(digits[right] / digits[read] * other[right] / other[read])
-    return not printed_near or bool(together < WRITING.against_printed)
+    together = np.sqrt(kind_odds * entry_odds)
+    if printed_near:
+        return bool(together < WRITING.against_printed)
+    agreed = int(other.argmax()) == read and max(kind_odds, entry_odds) < WRITING.against
+    return agreed or bool(together < WRITING.together)
 
 
 def _printed_near(givens: str, i: int, digit: int) -> bool:

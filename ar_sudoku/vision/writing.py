@@ -48,11 +48,17 @@ class WritingConfig:
     # an entry whose readers give the solution's digit these odds against their likeliest is the solution's
     doubt: float = 0.1
     # A mistake is claimed only when each reader alone is sure of it: the cell is handwriting (sure_entry; a
-    # given the rules did not keep is not), each
-    # model gives the written digit at least sure_digit of its digit odds and the solution's digit under against
-    # of the written one's, and the two name the same digit. Anything less is a doubt ("looks like"), never a mistake.
+    # given the rules did not keep is not), each model gives its likeliest digit at least sure_digit of its digit
+    # odds, and the solution's digit under against of that one's when the two name the same digit. Anything
+    # less is a doubt ("looks like"), never a mistake.
     sure_entry: float = 0.5
-    against: float = 0.05  # each reader's odds of the solution's digit against the written one's must be below this
+    against: float = 0.05
+    # ... or, the two naming different digits or one of them less sure, each below alone and the two together
+    # (their geometric mean) below together: two readers each nearly sure the entry is not the solution's digit
+    # say so together even when they differ on which digit it is (planted swaps on the train photos: 652 -> 662
+    # of 724 found; the nearest correct entry that the two readers misread, printed nowhere near, together 0.039)
+    alone: float = 0.15
+    together: float = 0.02
     # ... and, when the written digit is printed in the cell's row, column or box, the two readers' odds together
     # (their geometric mean) below this: a slip a person seldom makes, the print being in plain view, so a reading
     # that makes it is more often a misreading (a blurred 4 open at the top read as 7, a printed 7 in
