@@ -140,6 +140,32 @@ def test_the_witness_tells_the_page_from_the_desk_and_from_another_page():
     assert witness.judge(square(to_gray(DESK), corners, centred=True), every, streaked=True)[0] is Verdict.OTHER
 
 
+def _moved(corners: np.ndarray, dx: float, dy: float) -> np.ndarray:
+    """The corners ``dx``, ``dy`` cells further along the grid's own rows and columns."""
+    flat = np.float32([[0, 0], [9, 0], [9, 9], [0, 9]])
+    to_image = cv2.getPerspectiveTransform(flat, corners)
+    return cv2.perspectiveTransform((flat + np.float32([dx, dy])).reshape(-1, 1, 2), to_image).reshape(4, 2)
+
+
+def test_a_held_page_that_looks_likelier_half_a_cell_on_has_moved_on():
+    """A board held where it was through a streak: a page pulled on by more than half a cell (0.6, a 41 px streak)
+    still passes the coarse look there, but looks likelier half a cell further on, so it has gone; a page only
+    shaken (streaked in place) is likeliest where it is held."""
+    frame, truth = frame_of(0, angle=5)
+    corners = np.float32(truth[0]["corners"])
+    witness = PageWitness()
+    witness.remember(square(to_gray(frame), corners, centred=True))
+    every = np.ones(81, bool)
+    cell = float(np.linalg.norm(corners[1] - corners[0])) / 9
+    for gray, gone in ((to_gray(frame_of(0, angle=5, centre=(W / 2 + 0.6 * cell, H / 2), streak=41)[0]), True),
+                       (to_gray(frame_of(0, angle=5, streak=41)[0]), False)):
+        here = square(gray, corners, centred=True)
+        around = [square(gray, _moved(corners, dx, dy), centred=True)
+                  for dx, dy in ((0.5, 0), (-0.5, 0), (0, 0.5), (0, -0.5))]
+        assert witness.judge(here, every, streaked=True)[0] is Verdict.SAME
+        assert witness.moved_off(here, around, every, streaked=True) is gone
+
+
 def test_a_page_put_back_turned_keeps_its_answer_in_its_cells(reader, kinds, tmp_path):
     """Locked upright, then the page is put down a quarter turn round in one frame (a real video, read back):
     the answer follows it, in the puzzle's own order, and the status never says solved with nothing drawn."""

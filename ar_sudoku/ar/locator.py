@@ -429,6 +429,22 @@ class BoardLocator:
         ``vision.look`` compares a page with itself turned; ``cells.square``, ``cell`` px a cell; made once)."""
         return self._square(corners, cell, centred=True)
 
+    def squared_moved(self, corners: np.ndarray, dx: float, dy: float) -> np.ndarray:
+        """The grid squared up as :meth:`squared` makes it, with the board ``dx``, ``dy`` cells further along its own
+        rows and columns (a curled page's crossings moved as its corners' plane moves them)."""
+        flat = np.array([[0, 0], [9, 0], [9, 9], [0, 9]], np.float32)
+        to_image = cv2.getPerspectiveTransform(flat, np.asarray(corners, np.float32))
+        to_flat = np.linalg.inv(to_image)
+
+        def moved(points: np.ndarray) -> np.ndarray:
+            pts = np.asarray(points, np.float32).reshape(-1, 1, 2)
+            on_flat = cv2.perspectiveTransform(pts, to_flat) + np.array([dx, dy], np.float32)
+            return cv2.perspectiveTransform(on_flat, to_image).reshape(np.shape(points)).astype(np.float32)
+
+        k = self.scale
+        lattice = None if self.lattice is None else moved(self.lattice) * k
+        return square(self.small, moved(corners) * k, 12, lattice, centred=True)
+
     def undo_slip(self, loc: Located) -> Located:
         """The board where the flow had it before a detection moved it (``Located.tracked``), tracked from there."""
         assert loc.tracked is not None

@@ -39,6 +39,10 @@ class WitnessConfig:
     # likeness at which a detection far from the track is the page itself, moved faster than the flow followed
     # (sharp, found whole ~0.95); a part of the grid taken at the picture's edge as the whole squeezes a column
     solid: float = 0.85
+    # a held board's page looking this much likelier half a cell off than where it is held has moved on: a page
+    # pulled away (held-out video of a pulled page: 0.57 held against 0.79 half a cell down, the page 0.9 of a
+    # cell on); a hand's streak leaves the held place the likeliest (train swap video's streak: 0.91 against 0.81)
+    moved: float = 0.1
 
 
 class Verdict(enum.Enum):
@@ -87,6 +91,27 @@ class PageWitness:
             return Verdict.SAME, 0
         return (Verdict.OTHER if here < self.cfg.other else Verdict.UNSURE), 0
 
+    def likeness_at(self, squared: np.ndarray, seen: np.ndarray, streaked: bool = False) -> float | None:
+        """The likeness :meth:`judge` weighs for the grid squared up here, in the corners' order (on a streaked
+        frame the coarse look's); None when too little of the page is in view."""
+        if self.squared is None:
+            return None
+        if streaked:
+            if self._coarse is None:
+                self._coarse = look(self.squared, cfg=self.cfg.coarse)
+            return likeness(look(squared, seen, self.cfg.coarse), self._coarse, least=self.cfg.presence_least)
+        return likeness(look(squared, seen), self.turns[0])
+
+    def moved_off(self, here: np.ndarray, around: list[np.ndarray], seen: np.ndarray, streaked: bool) -> bool:
+        """Whether the page looks likelier in one of ``around`` (the grid squared up half a cell off each way) than
+        at the board's place ``here`` by ``moved``: a held board whose page went on (pulled away faster than the
+        flow followed), not a shaking hand's streak, which leaves the page where it was, likeliest there."""
+        at = self.likeness_at(here, seen, streaked)
+        if at is None:
+            return False
+        others = (self.likeness_at(a, seen, streaked) for a in around)
+        return any(s is not None and s >= at + self.cfg.moved for s in others)
+
     def maybe_turned(self) -> bool:
         """The last judged view is the page, more like it turned than in the corners' order (an almost
         symmetric page put back turned can look 0.86 like itself unturned): the order is in doubt, not the place."""
@@ -98,10 +123,7 @@ class PageWitness:
         return None if not self.turns else likeness(look(squared, seen), self.turns[0])
 
     def _presence(self, squared: np.ndarray, seen: np.ndarray) -> Verdict:
-        if self._coarse is None:
-            assert self.squared is not None
-            self._coarse = look(self.squared, cfg=self.cfg.coarse)
-        score = likeness(look(squared, seen, self.cfg.coarse), self._coarse, least=self.cfg.presence_least)
+        score = self.likeness_at(squared, seen, streaked=True)
         if score is None:
             return Verdict.UNSURE
         return Verdict.SAME if score >= self.cfg.same else Verdict.OTHER if score < self.cfg.other else Verdict.UNSURE
