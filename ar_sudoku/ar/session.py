@@ -127,7 +127,7 @@ class FrameResult:
 
 @dataclass
 class SessionConfig:
-    votes: int = 3  # readings averaged before the first solve
+    votes: int = 2  # readings averaged before the first solve (a third, and later ones, solve again if they differ)
     window: int = 5  # the newest readings kept for the vote
     recheck_every: int = 6  # frames between re-reads of a solved board
     redetect_every: int = 10  # frames between re-detections while tracking
