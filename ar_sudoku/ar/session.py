@@ -94,7 +94,7 @@ SIZED_MODES = "checks and hints are for 9x9 puzzles: a grid of another size show
 UNLIKE_GONE = 3  # frames in a row the solved page's look is not where its board is tracked: the board is gone
 NEIGHBOURS = tuple((dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1))  # where it is, and a cell off any way
 SEEN_LEAST = 9  # cells of a page partly out of view that must be in the picture to judge its ink (a row's worth)
-HALF_CELL = ((0.5, 0.0), (-0.5, 0.0), (0.0, 0.5), (0.0, -0.5))  # where a held board's page is looked for, besides
+HALF_CELL = ((0.5, 0.0), (-0.5, 0.0), (0.0, 0.5), (0.0, -0.5))  # half a cell off each way: a held page looked for
 
 
 @dataclass(frozen=True, kw_only=True)
