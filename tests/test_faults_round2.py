@@ -78,7 +78,8 @@ class Running:
                                   text=True, start_new_session=True)
         self.lines: list[str] = []
         self._new = threading.Condition()
-        threading.Thread(target=self._read, daemon=True).start()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
 
     def _read(self) -> None:
         assert self.p.stderr is not None
@@ -111,7 +112,9 @@ class Running:
         except subprocess.TimeoutExpired:
             self.kill()
             raise AssertionError(f"still running {within} s after signal {sig}: {self.lines}") from None
-        time.sleep(0.1)  # the reader thread takes the last lines
+        # the reader thread takes the last lines, up to the pipe's end (a fixed 0.1 s missed the last line on a
+        # loaded machine: the exit code came, the one line it says did not)
+        self._reader.join(timeout=10)
         return code, "\n".join(self.lines)
 
     def kill(self) -> None:
