@@ -91,25 +91,14 @@ class PageWitness:
             return Verdict.SAME, 0
         return (Verdict.OTHER if here < self.cfg.other else Verdict.UNSURE), 0
 
-    def likeness_at(self, squared: np.ndarray, seen: np.ndarray, streaked: bool = False) -> float | None:
-        """The likeness :meth:`judge` weighs for the grid squared up here, in the corners' order (on a streaked
-        frame the coarse look's); None when too little of the page is in view."""
-        if self.squared is None:
-            return None
-        if streaked:
-            if self._coarse is None:
-                self._coarse = look(self.squared, cfg=self.cfg.coarse)
-            return likeness(look(squared, seen, self.cfg.coarse), self._coarse, least=self.cfg.presence_least)
-        return likeness(look(squared, seen), self.turns[0])
-
     def moved_off(self, here: np.ndarray, around: list[np.ndarray], seen: np.ndarray, streaked: bool) -> bool:
         """Whether the page looks likelier in one of ``around`` (the grid squared up half a cell off each way) than
         at the board's place ``here`` by ``moved``: a held board whose page went on (pulled away faster than the
         flow followed), not a shaking hand's streak, which leaves the page where it was, likeliest there."""
-        at = self.likeness_at(here, seen, streaked)
+        at = self.likeness(here, seen, streaked)
         if at is None:
             return False
-        others = (self.likeness_at(a, seen, streaked) for a in around)
+        others = (self.likeness(a, seen, streaked) for a in around)
         return any(s is not None and s >= at + self.cfg.moved for s in others)
 
     def maybe_turned(self) -> bool:
@@ -118,12 +107,19 @@ class PageWitness:
         t, here = self.turned_score, self.score
         return t is not None and t >= self.cfg.same and (here is None or t > here)
 
-    def likeness(self, squared: np.ndarray, seen: np.ndarray) -> float | None:
-        """How much the grid squared up here looks like the page, in the corners' order (-1..1)."""
-        return None if not self.turns else likeness(look(squared, seen), self.turns[0])
+    def likeness(self, squared: np.ndarray, seen: np.ndarray, streaked: bool = False) -> float | None:
+        """How much the grid squared up here looks like the page, in the corners' order (-1..1; on a streaked
+        frame by the coarse look, as :meth:`judge` weighs it); None when too little of the page is in view."""
+        if self.squared is None:
+            return None
+        if streaked:
+            if self._coarse is None:
+                self._coarse = look(self.squared, cfg=self.cfg.coarse)
+            return likeness(look(squared, seen, self.cfg.coarse), self._coarse, least=self.cfg.presence_least)
+        return likeness(look(squared, seen), self.turns[0])
 
     def _presence(self, squared: np.ndarray, seen: np.ndarray) -> Verdict:
-        score = self.likeness_at(squared, seen, streaked=True)
+        score = self.likeness(squared, seen, streaked=True)
         if score is None:
             return Verdict.UNSURE
         return Verdict.SAME if score >= self.cfg.same else Verdict.OTHER if score < self.cfg.other else Verdict.UNSURE
