@@ -14,7 +14,8 @@ slightly curved paper.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -31,7 +32,6 @@ from ar_sudoku.vision.deblur import deconvolve, picture_streak
 from ar_sudoku.vision.quads import (
     ALL,
     CLEAR,
-    FLAT,
     QUADS,
     WORK_SIZE,
     GridQuad,
@@ -135,6 +135,31 @@ def find_grid(image: np.ndarray, min_score: float = 0.25, min_area: float = 0.02
 Searched = tuple[GridQuad | None, tuple[np.ndarray, list[np.ndarray]] | None, float]
 
 
+@dataclass(frozen=True)
+class Search:
+    """One search of a grey picture: its parameters (:func:`find_grid`'s) and what the picture as taken showed
+    (``first``); each of :data:`VIEWS` looks at it once more in another way, when it must."""
+
+    gray: np.ndarray
+    small: np.ndarray  # ``gray`` at the working size (``scale``)
+    scale: float
+    min_score: float
+    min_area: float
+    allow_cut: bool
+    precise: bool
+    passes: int
+    streaked: bool
+    agreeing: bool
+    first: Searched = (None, None, 1.0)
+
+    def look(self, small: np.ndarray, gray: np.ndarray | None = None, precise: bool | None = None,
+             agreeing: bool | None = None, allow_cut: bool | None = None, passes: int | None = None) -> Searched:
+        """:data:`OUTLINE_PASSES` over ``small`` (a working-size view of ``gray``), fitted on ``gray``."""
+        return _look(self.gray if gray is None else gray, small, self.scale, self.min_score, self.min_area,
+                     self.allow_cut if allow_cut is None else allow_cut, self.precise if precise is None else precise,
+                     self.passes if passes is None else passes, self.agreeing if agreeing is None else agreeing)
+
+
 def _search(gray: np.ndarray, min_score: float = 0.25, min_area: float = 0.02, allow_cut: bool = True,
             precise: bool = True, passes: int = ALL, streaked: bool = False, agreeing: bool = False) -> Searched:
     """:func:`find_grid` on a grey picture, with the working-size picture it searched, that picture's largest
@@ -142,41 +167,64 @@ def _search(gray: np.ndarray, min_score: float = 0.25, min_area: float = 0.02, a
     first two only (a grid checked for one inside it); ``FLAT``, not the curled or cut ones (an outline that
     hardly looks like a grid, beside the puzzle found: most are none, and those passes cost the most).
 
-    ``streaked``: a picture where no pass finds a grid, or only one that hardly looks like a grid (under
-    ``QUADS.clear_score``), is looked at once more with a shaken camera's streak taken out
-    (:func:`ar_sudoku.vision.deblur.picture_streak`): a streak across the grid's lines smears them into the
-    paper, and its outline breaks (or holds two boxes of three under a long streak). Only
-    such a picture pays for the measure.
+    The picture is looked at as taken, then in each of :data:`VIEWS` in turn until one gives the answer.
     """
     h, w = gray.shape[:2]
     if min(h, w) < QUADS.min_grid_side:  # a sliver (20000x2) or a dot: no grid, and nothing to shrink it to
         return None, None, 1.0
     scale = min(1.0, WORK_SIZE / max(h, w))
     small = shrink(gray, (round(w * scale), round(h * scale))) if scale < 1 else gray
-    searched = _look(gray, small, scale, min_score, min_area, allow_cut, precise, passes, agreeing)
-    first = searched[0]
-    if (first is not None and first.score >= QUADS.clear_score) or not streaked or passes != ALL:
-        return searched
-    if speckle(small) > GRID.speckled:
-        # a dim room's speckle breaks the thresholded outline into pieces; smoothed, its lines join again
-        smoothed = cv2.GaussianBlur(small, (0, 0), GRID.speckle_sigma)
-        quiet = _look(gray, smoothed, scale, min_score, min_area, allow_cut, precise, passes, agreeing)
-        if quiet[0] is not None and (first is None or _another_grid(quiet[0], first, smoothed, scale)):
-            return quiet
-    streak = picture_streak(small)
-    clear = None if streak is None else deconvolve(small, streak)
-    again = None if clear is None else _look(gray, clear, scale, min_score, min_area, allow_cut, False, passes)
+    search = Search(gray, small, scale, min_score, min_area, allow_cut, precise, passes, streaked, agreeing)
+    search = replace(search, first=search.look(small))
+    for _name, view in VIEWS:
+        got = view(search)
+        if got is not None:
+            return got
+    return search.first
+
+
+def as_taken(s: Search) -> Searched | None:
+    """The picture as taken, when it shows a clear grid, or when no other view may be tried: the live loop
+    (``streaked`` false: the next frame may do) and a search of part of a picture (``passes`` not ``ALL``)."""
+    first = s.first[0]
+    if (first is not None and first.score >= QUADS.clear_score) or not s.streaked or s.passes != ALL:
+        return s.first
+    return None
+
+
+def smoothed(s: Search) -> Searched | None:
+    """A dim room's speckle (``GRID.speckled``) breaks the thresholded outline into pieces; smoothed, its lines
+    join again. The grid found there is taken when none was found first, or when it is another grid that looks
+    more like one (:func:`_another_grid`)."""
+    if speckle(s.small) <= GRID.speckled:
+        return None
+    quiet_picture = cv2.GaussianBlur(s.small, (0, 0), GRID.speckle_sigma)
+    quiet = s.look(quiet_picture)
+    first = s.first[0]
+    if quiet[0] is not None and (first is None or _another_grid(quiet[0], first, quiet_picture, s.scale)):
+        return quiet
+    return None
+
+
+def destreaked(s: Search) -> Searched | None:
+    """The picture with a shaken camera's streak taken out (:func:`ar_sudoku.vision.deblur.picture_streak`), when
+    it shows one: a streak across the grid's lines smears them into the paper, and its outline breaks (or holds
+    two boxes of three under a long streak). Only a picture where no clear grid was found pays for the measure.
+    """
+    streak = picture_streak(s.small)
+    clear = None if streak is None else deconvolve(s.small, streak)
+    again = None if clear is None else s.look(clear, precise=False, agreeing=False)
     if again is None or again[0] is None:
-        return searched if first is not None else _defocused(gray, small, scale, min_score, min_area, precise,
-                                                              agreeing, searched)
+        return None
     assert streak is not None and clear is not None
+    first = s.first[0]
     # a grid already found (part of the grid, or a grid a column off: the streak smeared its lines) is
     # replaced only by one that looks clearly more like a grid on the clear picture: the new one by its corners
     # (its crossings, if curled, were fitted on the streaked picture), the first as ``_clear_score`` says
-    if first is not None and (structure_score(clear, again[0].corners * scale)
-                              < _clear_score(clear, first, scale) + GRID.streak_gain):
-        return searched
-    if not precise:
+    if first is not None and (structure_score(clear, again[0].corners * s.scale)
+                              < _clear_score(clear, first, s.scale) + GRID.streak_gain):
+        return s.first
+    if not s.precise:
         return again
     # the crossings are fitted at full resolution, where the streak smears the lines too (and pulls the fit
     # along it): the grid's part of the picture is deconvolved first
@@ -184,9 +232,33 @@ def _search(gray: np.ndarray, min_score: float = 0.25, min_area: float = 0.02, a
     reach = 0.1 * float(np.ptp(pts, axis=0).max())
     x0, y0 = np.maximum(np.floor(pts.min(axis=0) - reach).astype(int), 0)
     x1, y1 = np.ceil(pts.max(axis=0) + reach).astype(int)
-    sharp = gray.copy()
-    sharp[y0:y1, x0:x1] = deconvolve(gray[y0:y1, x0:x1], streak.scaled(1 / scale))
-    return _look(sharp, clear, scale, min_score, min_area, allow_cut, precise, passes, agreeing)
+    sharp = s.gray.copy()
+    sharp[y0:y1, x0:x1] = deconvolve(s.gray[y0:y1, x0:x1], streak.scaled(1 / s.scale))
+    return s.look(clear, gray=sharp)
+
+
+def sharpened(s: Search) -> Searched:
+    """The grid found as taken, however unclear; else the picture sharpened (an unsharp mask at the working
+    size): out of focus, a book's thin lines fade into the paper, and the outline found holds too little of a
+    grid's structure to pass (train pen-and-pencil pages blurred by 2.4 px on 640). Last, a page written in to
+    its last cell: its box lines alone (the thin ones faded, :func:`_box_lined`)."""
+    if s.first[0] is not None:
+        return s.first
+    blurred = cv2.GaussianBlur(s.small, (0, 0), GRID.sharpen_sigma)
+    sharp = cv2.addWeighted(s.small, 1 + GRID.sharpen, blurred, -GRID.sharpen, 0)
+    again = s.look(sharp, allow_cut=True, passes=ALL)
+    if again[0] is None or _solid_cells(s.small, again[0].corners * s.scale) > GRID.solid_cells:
+        pictures = s.first[1]
+        found = _box_lined(s.small, pictures[1][:8] if pictures else [], None,
+                           s.min_area * s.small.shape[0] * s.small.shape[1])
+        if found is None:
+            return s.first
+        return _fitted(s.gray, found, s.scale, s.precise, s.agreeing), pictures, s.scale
+    return again
+
+
+VIEWS: tuple[tuple[str, Callable[[Search], Searched | None]], ...] = (
+    ("as taken", as_taken), ("smoothed", smoothed), ("destreaked", destreaked), ("sharpened", sharpened))
 
 
 def _another_grid(quiet: GridQuad, first: GridQuad, smoothed: np.ndarray, scale: float) -> bool:
@@ -215,73 +287,140 @@ def _clear_score(clear: np.ndarray, quad: GridQuad, scale: float) -> float:
     return min(outline, structure_score(clear, quad.corners * scale, quad.lattice * scale))
 
 
-def _defocused(gray: np.ndarray, small: np.ndarray, scale: float, min_score: float, min_area: float,
-               precise: bool, agreeing: bool, searched: Searched) -> Searched:
-    """A photo where no pass finds a grid, looked at once more sharpened (an unsharp mask at the working size):
-    out of focus, a book's thin lines fade into the paper, and the outline found holds too little of a grid's
-    structure to pass (train pen-and-pencil pages blurred by 2.4 px on 640); ``searched`` when that finds none."""
-    blurred = cv2.GaussianBlur(small, (0, 0), GRID.sharpen_sigma)
-    sharp = cv2.addWeighted(small, 1 + GRID.sharpen, blurred, -GRID.sharpen, 0)
-    again = _look(gray, sharp, scale, min_score, min_area, True, precise, ALL, agreeing)
-    if again[0] is None or _solid_cells(small, again[0].corners * scale) > GRID.solid_cells:
-        # last, a page written in to its last cell: its box lines alone (the thin ones faded)
-        found = _box_lined(small, searched[1][1][:8] if searched[1] else [], None,
-                           min_area * small.shape[0] * small.shape[1])
-        if found is None:
-            return searched
-        return _fitted(gray, found, scale, precise, agreeing), searched[1], scale
-    return again
+# ------------------------------------------------------------------------------------------ one working picture
+
+
+@dataclass(frozen=True)
+class Look:
+    """One working-size picture searched for the grid, and what :data:`OUTLINE_PASSES` found on it so far."""
+
+    small: np.ndarray
+    min_score: float
+    area_min: float  # px at the working size
+    allow_cut: bool
+    passes: int
+    binary: np.ndarray
+    largest: list[np.ndarray]  # its largest outlines: the first eight are the search's; the rest, other puzzles'
+    found: GridQuad | None = None
+    # the outline's pieces (each with its area), when no outline held a grid
+    pieces: list[tuple[float, np.ndarray]] = field(default_factory=list)
+    open_sides: list[int] = field(default_factory=list)  # sides of a cut grid whose line lies outside the picture
+
+    @property
+    def unclear(self) -> bool:
+        """No grid found yet, or one that hardly looks like one (under ``QUADS.clear_score``)."""
+        return self.found is None or self.found.score < QUADS.clear_score
+
+    def best(self, binary: np.ndarray, small: np.ndarray | None = None,
+             largest: list[np.ndarray] | None = None) -> GridQuad | None:
+        """The outline of ``binary`` most like a grid on ``small`` (this look's picture by default)."""
+        return _best_quad(binary, self.small if small is None else small, self.min_score, self.area_min,
+                          self.allow_cut, largest)
 
 
 def _look(gray: np.ndarray, small: np.ndarray, scale: float, min_score: float, min_area: float, allow_cut: bool,
           precise: bool, passes: int, agreeing: bool = False) -> Searched:
-    """:func:`_search`'s passes over ``small`` (``gray`` at ``scale``, the working size)."""
-    area_min = min_area * small.shape[0] * small.shape[1]
+    """:data:`OUTLINE_PASSES` over ``small`` (``gray`` at ``scale``, the working size), cheapest first, each tried
+    only where the ones before found no clear grid; the grid found is fitted on ``gray``."""
     binary = binarize(small)
-    largest = _largest(binary, GRID.other_outlines)  # the first eight are the search's; the rest, other puzzles'
-    found = _best_quad(binary, small, min_score, area_min, allow_cut, largest[:8])
-    if found is None or found.score < QUADS.clear_score:
-        # text or a smudge glued to the border bends the outline: the long lines alone may fit better
-        lines = _best_quad(long_lines(binary), small, min_score, area_min, allow_cut)
-        if lines is not None and (found is None or lines.score > found.score):
-            found = lines
-    if found is None and passes == CLEAR:
-        return None, (small, largest), scale
-    if found is None:
-        faint = binarize(small, 3)
-        found = _best_quad(faint, small, min_score, area_min, allow_cut) or _best_quad(
-            long_lines(faint), small, min_score, area_min, allow_cut
-        )
-    if found is None:  # a shadow across the page: its edge, thresholded, is a line that joins the border
-        flat = unshade(small)
-        found = _best_quad(binarize(flat), flat, min_score, area_min, allow_cut)
-    pieces = _pieces(binary, area_min) if found is None else []
-    if found is None:
-        found = _from_pieces(pieces, small, min_score, area_min)
-    if passes == FLAT and found is None:
-        return None, (small, largest), scale
-    if found is None or found.score < QUADS.clear_score:
-        curled = _best_curled(binary, small, min_score, area_min, found, allow_cut)
-        if curled is None and allow_cut:
-            # a photo (not the live loop, where the next frame may do): thin lines broken at the working size
-            # open the outline into the grid; closed by a pixel, or thresholded more gently, they hold it
-            curled = _best_curled(cv2.dilate(binary, np.ones((3, 3), np.uint8)), small, min_score, area_min,
-                                  found, allow_cut)
-            if curled is None:
-                curled = _best_curled(binarize(small, 3), small, min_score, area_min, found, allow_cut)
-        if curled is not None and (allow_cut or not _cut_by_frame(curled.corners, small.shape)):
-            found = curled
-    if found is not None and found.score < QUADS.clear_score:
-        found = _whole_of_box(found, binary, small, min_score, area_min, pieces)
-    if found is not None and found.score < QUADS.clear_score and passes == ALL:
-        found = _box_lined(small, largest[:8], found, area_min) or found
-    open_sides: list[int] = []  # sides of a cut grid whose line lies outside the picture: extrapolated
-    if found is None and allow_cut:
-        cut = _from_cut_pieces(pieces, small, min_score, area_min)
-        if cut is not None:
-            found, open_sides = cut
-    if found is None:
-        return None, (small, largest), scale
-    return _fitted(gray, found, scale, precise, agreeing, open_sides), (small, largest), scale
+    k = Look(small, min_score, min_area * small.shape[0] * small.shape[1], allow_cut, passes, binary,
+             _largest(binary, GRID.other_outlines))
+    for _name, step in OUTLINE_PASSES:
+        k = step(k)
+    if k.found is None:
+        return None, (small, k.largest), scale
+    return _fitted(gray, k.found, scale, precise, agreeing, k.open_sides), (small, k.largest), scale
 
 
+def by_outline(k: Look) -> Look:
+    """The plain binary picture's largest outlines."""
+    return replace(k, found=k.best(k.binary, largest=k.largest[:8]))
+
+
+def by_long_lines(k: Look) -> Look:
+    """Text or a smudge glued to the border bends the outline: the long lines alone may fit better."""
+    if not k.unclear:
+        return k
+    lines = k.best(long_lines(k.binary))
+    if lines is not None and (k.found is None or lines.score > k.found.score):
+        return replace(k, found=lines)
+    return k
+
+
+def by_faint_print(k: Look) -> Look:
+    """A gentler threshold: faint print (``CLEAR`` searches stop before it)."""
+    if k.found is not None or k.passes == CLEAR:
+        return k
+    faint = binarize(k.small, 3)
+    return replace(k, found=k.best(faint) or k.best(long_lines(faint)))
+
+
+def by_unshaded(k: Look) -> Look:
+    """A shadow across the page: its edge, thresholded, is a line that joins the border; evened out, it is not."""
+    if k.found is not None or k.passes == CLEAR:
+        return k
+    flat = unshade(k.small)
+    return replace(k, found=k.best(binarize(flat), flat))
+
+
+def by_pieces(k: Look) -> Look:
+    """The grid rebuilt from its boxes or cells: an outline merged with other print."""
+    if k.found is not None or k.passes == CLEAR:
+        return k
+    pieces = _pieces(k.binary, k.area_min)
+    return replace(k, pieces=pieces, found=_from_pieces(pieces, k.small, k.min_score, k.area_min))
+
+
+def by_curled(k: Look) -> Look:
+    """A curled page's grid, fitted through its lines' crossings (``FLAT`` searches stop before it)."""
+    if not k.unclear or (k.found is None and k.passes != ALL):
+        return k
+    small, found, area_min = k.small, k.found, k.area_min
+    curled = _best_curled(k.binary, small, k.min_score, area_min, found, k.allow_cut)
+    if curled is None and k.allow_cut:
+        # a photo (not the live loop, where the next frame may do): thin lines broken at the working size
+        # open the outline into the grid; closed by a pixel, or thresholded more gently, they hold it
+        curled = _best_curled(cv2.dilate(k.binary, np.ones((3, 3), np.uint8)), small, k.min_score, area_min,
+                              found, k.allow_cut)
+        if curled is None:
+            curled = _best_curled(binarize(small, 3), small, k.min_score, area_min, found, k.allow_cut)
+    if curled is not None and (k.allow_cut or not _cut_by_frame(curled.corners, small.shape)):
+        return replace(k, found=curled)
+    return k
+
+
+def by_whole_of_box(k: Look) -> Look:
+    """A grid that hardly looks like one may be one box of it: the whole grid around it."""
+    if k.found is None or not k.unclear:
+        return k
+    return replace(k, found=_whole_of_box(k.found, k.binary, k.small, k.min_score, k.area_min, k.pieces))
+
+
+def by_box_lines(k: Look) -> Look:
+    """A grid that hardly looks like one may be part of one whose thin lines a blur took (:func:`_box_lined`)."""
+    if k.found is None or not k.unclear or k.passes != ALL:
+        return k
+    return replace(k, found=_box_lined(k.small, k.largest[:8], k.found, k.area_min) or k.found)
+
+
+def by_cut_pieces(k: Look) -> Look:
+    """A grid cut by the picture's edge (a photo only: the live loop refuses one), its open sides extrapolated."""
+    if k.found is not None or not k.allow_cut or k.passes != ALL:
+        return k
+    cut = _from_cut_pieces(k.pieces, k.small, k.min_score, k.area_min)
+    if cut is None:
+        return k
+    return replace(k, found=cut[0], open_sides=cut[1])
+
+
+OUTLINE_PASSES: tuple[tuple[str, Callable[[Look], Look]], ...] = (
+    ("outline", by_outline),
+    ("long lines", by_long_lines),
+    ("faint print", by_faint_print),
+    ("unshaded", by_unshaded),
+    ("pieces", by_pieces),
+    ("curled", by_curled),
+    ("whole of a box", by_whole_of_box),
+    ("box lines", by_box_lines),
+    ("cut pieces", by_cut_pieces),
+)
