@@ -8,7 +8,8 @@ structure on the whole picture (:func:`_clarity`), and refits of a grid are offe
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -197,48 +198,103 @@ def find_page_grids(image: np.ndarray, min_score: float = 0.25, min_area: float 
     """Every puzzle's grid in a photo (a newspaper page prints two or three side by side), in reading order.
 
     The first is :func:`find_grid`'s, found as it finds it, so a photo of one puzzle costs one more
-    look at the outlines it already has. When two or more clear grids lie inside it, it was the page
-    around them (its rows of puzzles can line up as a grid's lines do), and they replace it. The
-    others come from the same outlines: each one that is not inside, around or across a grid found,
-    is large enough beside the first, and shows some line structure is searched on its own (cropped,
-    at its own resolution, with every pass :func:`find_grid` has). A grid cut by the picture's edge is
-    not another puzzle (the neighbour of a photographed one, half in view); a grid overlapping one
-    found is that one. On a page, a grid fitted curled or hardly a grid may be a pasted photo's edge
-    taken for its border: the clearer grid inside that edge is taken (:func:`_clearer_inside`).
+    look at the outlines it already has. :data:`PAGE_PASSES` then run in order over a :class:`Page`: the grids
+    inside it (it was the page around them), the page's other puzzles, those of a wide page side by side, the
+    first grid found again beside them, and every grid squared on its lines, in reading order.
     """
     gray = to_gray(image)
     first, pictures, scale = _search(gray, min_score, min_area, streaked=True)
     if first is None or pictures is None:
         return PageGrids([], [])
     small, largest = pictures
-    outer = first.corners * scale
-    first_area = _area(outer)
     # the outlines every step below looks at, their quads made once
+    first_area = _area(first.corners * scale)
     shapes = _outlines(small, min(PAGE_GRIDS.inner_share[0], PAGE_GRIDS.other_share) * first_area, True, largest)
-    inner = _inner_grids(gray, small, scale, outer, shapes, min_score)
-    grids = inner if len(inner) >= 2 else [_unframed(first, gray, small, scale, shapes, min_score)]
-    unlike: list[np.ndarray] = []
+    page = Page(gray, small, scale, largest, min_score, min_area, most, first, shapes)
+    for _name, step in PAGE_PASSES:
+        page = step(page)
+    return PageGrids(page.grids, [u for u in page.unlike if not any(_overlaps(u, g.corners) for g in page.grids)])
+
+
+@dataclass(frozen=True)
+class Page:
+    """One picture searched for its puzzles: what :func:`find_grid` found there first, and the grids
+    :data:`PAGE_PASSES` have found so far (full-size pixels)."""
+
+    gray: np.ndarray
+    small: np.ndarray  # the working-size picture of the first search (``scale`` of ``gray``)
+    scale: float
+    largest: list[np.ndarray]  # its largest outlines
+    min_score: float
+    min_area: float
+    most: int  # puzzles looked for
+    first: GridQuad
+    shapes: list[tuple[np.ndarray, np.ndarray]]  # the outlines (and their quads) large enough to be a puzzle
+    grids: list[GridQuad] = field(default_factory=list)
+    unlike: list[np.ndarray] = field(default_factory=list)  # outlines with the look of a grid that held none
+
+
+def inner_puzzles(p: Page) -> Page:
+    """When two or more clear grids lie inside the first one, it was the page around them (its rows of puzzles
+    can line up as a grid's lines do), and they replace it; else the first grid, or the clearer one it frames."""
+    inner = _inner_grids(p.gray, p.small, p.scale, p.first.corners * p.scale, p.shapes, p.min_score)
+    if len(inner) >= 2:
+        return replace(p, grids=inner)
+    return replace(p, grids=[_unframed(p.first, p.gray, p.small, p.scale, p.shapes, p.min_score)])
+
+
+def other_puzzles(p: Page) -> Page:
+    """The page's other puzzles, from the same outlines: each one that is not inside, around or across a grid
+    found, is large enough beside the largest grid (``PAGE_GRIDS.other_share``; the page's puzzles are smaller
+    than it) and shows some line structure is searched on its own (cropped, at its own resolution, with every
+    pass :func:`find_grid` has: :func:`_other_puzzle`)."""
+    grids, unlike, shapes, small, scale = list(p.grids), list(p.unlike), p.shapes, p.small, p.scale
     size = max(_area(g.corners) for g in grids) * scale * scale
-    area_min = max(min_area * small.shape[0] * small.shape[1], PAGE_GRIDS.other_share * size)
-    # the page's puzzles are smaller than it
-    if area_min < min(PAGE_GRIDS.inner_share[0], PAGE_GRIDS.other_share) * first_area:
-        shapes = _outlines(small, area_min, True, largest)
-    for contour, quad in _at_least(shapes, area_min) + _open_outlines(small, largest, area_min):
-        if len(grids) >= most:
+    area_min = max(p.min_area * small.shape[0] * small.shape[1], PAGE_GRIDS.other_share * size)
+    if area_min < min(PAGE_GRIDS.inner_share[0], PAGE_GRIDS.other_share) * _area(p.first.corners * scale):
+        shapes = _outlines(small, area_min, True, p.largest)
+    for contour, quad in _at_least(shapes, area_min) + _open_outlines(small, p.largest, area_min):
+        if len(grids) >= p.most:
             break
         outline = quad / scale
         if any(_overlaps(outline, g.corners) for g in grids):
             continue
-        found = _other_puzzle(gray, small, contour, quad, outline, size, min_score, unlike)
+        found = _other_puzzle(p.gray, small, contour, quad, outline, size, p.min_score, unlike)
         if found is not None and not any(_overlaps(found.corners, g.corners) for g in grids):
             grids.append(found)
-    if len(grids) < most and max(gray.shape[:2]) > PAGE_GRIDS.wide * min(gray.shape[:2]):
-        grids += _in_strips(gray, grids, min_score, most - len(grids))
-    if len(grids) > 1 and (grids[0].bent or grids[0].score < PAGE_GRIDS.framed_score):
-        # on a page, the first grid too may be a pasted photo's edge fitted with the puzzle's lines
-        grids[0] = _refound(gray, grids[0], scale, shapes, min_score)
-    grids = reading_order([_squared(gray, g, min_score) for g in grids])
-    return PageGrids(grids, [u for u in unlike if not any(_overlaps(u, g.corners) for g in grids)])
+    return replace(p, grids=grids, unlike=unlike, shapes=shapes)
+
+
+def side_by_side(p: Page) -> Page:
+    """A picture much longer than high (``PAGE_GRIDS.wide``) is a page of puzzles side by side, searched in
+    squares too (:func:`_in_strips`)."""
+    h, w = p.gray.shape[:2]
+    if len(p.grids) >= p.most or max(h, w) <= PAGE_GRIDS.wide * min(h, w):
+        return p
+    return replace(p, grids=p.grids + _in_strips(p.gray, p.grids, p.min_score, p.most - len(p.grids)))
+
+
+def first_again(p: Page) -> Page:
+    """On a page, the first grid too may be a pasted photo's edge fitted with the puzzle's lines, when it is
+    fitted curled or hardly looks like a grid: the clearer grid inside that edge is taken (:func:`_refound`)."""
+    first = p.grids[0]
+    if len(p.grids) <= 1 or not (first.bent or first.score < PAGE_GRIDS.framed_score):
+        return p
+    return replace(p, grids=[_refound(p.gray, first, p.scale, p.shapes, p.min_score), *p.grids[1:]])
+
+
+def squared(p: Page) -> Page:
+    """Every grid squared on its lines (:func:`_squared`), in reading order."""
+    return replace(p, grids=reading_order([_squared(p.gray, g, p.min_score) for g in p.grids]))
+
+
+PAGE_PASSES: tuple[tuple[str, Callable[[Page], Page]], ...] = (
+    ("inner puzzles", inner_puzzles),
+    ("other puzzles", other_puzzles),
+    ("side by side", side_by_side),
+    ("first again", first_again),
+    ("squared", squared),
+)
 
 
 def _inner_grids(gray: np.ndarray, small: np.ndarray, scale: float, outer: np.ndarray,
