@@ -58,6 +58,7 @@ BLUR = 0.93  # evenness below this share of the board's usual: the frame is stre
 FADED = 0.25  # a cell's paper lifted this far from the page's towards white: a glare fades its print
 SPOT_CELLS = 30  # more cells lifted than this (over a third of the grid): the light on the page, not a spot
 SOFT = 0.75  # the grid's edges fainter than this share of the board's usual: blurred (by a streak any way)
+HALF_CELL = ((0.5, 0.0), (-0.5, 0.0), (0.0, 0.5), (0.0, -0.5))  # cells: half a cell off each way
 MADE_UP = 0.03  # of the diagonal (0.4 cell): a settled board detected this far from where it was, on a streaked frame
 COAST = 12  # frames the board is held where it last was while a shaking hand's streak hides its crossings
 
@@ -428,6 +429,12 @@ class BoardLocator:
         """The grid squared up small at these corners on this frame, pixel centres placed symmetrically (as
         ``vision.look`` compares a page with itself turned; ``cells.square``, ``cell`` px a cell; made once)."""
         return self._square(corners, cell, centred=True)
+
+    def half_cell_off(self, corners: np.ndarray) -> tuple[np.ndarray, list[np.ndarray], np.ndarray]:
+        """The grid squared up where the board is, and half a cell off each way (:meth:`squared_moved`), with the
+        cells in view: a held page that went on looks likelier off than where it is held (``witness.moved_off``)."""
+        around = [self.squared_moved(corners, dx, dy) for dx, dy in HALF_CELL]
+        return self.squared(corners), around, self.seen(corners)
 
     def squared_moved(self, corners: np.ndarray, dx: float, dy: float) -> np.ndarray:
         """The grid squared up as :meth:`squared` makes it, with the board ``dx``, ``dy`` cells further along its own

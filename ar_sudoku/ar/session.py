@@ -94,7 +94,6 @@ SIZED_MODES = "checks and hints are for 9x9 puzzles: a grid of another size show
 UNLIKE_GONE = 3  # frames in a row the solved page's look is not where its board is tracked: the board is gone
 NEIGHBOURS = tuple((dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1))  # where it is, and a cell off any way
 SEEN_LEAST = 9  # cells of a page partly out of view that must be in the picture to judge its ink (a row's worth)
-HALF_CELL = ((0.5, 0.0), (-0.5, 0.0), (0.0, 0.5), (0.0, -0.5))  # half a cell off each way: a held page looked for
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -674,8 +673,8 @@ class ARSession:
         if verdict is Verdict.TURNED:
             assert loc.corners is not None
             return replace(loc, corners=self.locator.turn(loc.corners, k))
-        if loc.held and (verdict is not Verdict.SAME or loc.corners is None or self._moved_off(loc.corners,
-                                                                                               loc.streaked)):
+        if loc.held and (verdict is not Verdict.SAME or loc.corners is None
+                         or self.board.witness.moved_off(*self.locator.half_cell_off(loc.corners), loc.streaked)):
             return Located(None, False)
         if loc.held and loc.corners is not None:  # held, its page there: tracked from here (while the page is seen)
             self.locator.relocate(loc.corners)
@@ -687,12 +686,6 @@ class ARSession:
         if verdict is not Verdict.SAME:  # the print decides, on the next steady frame: this page, turned, or not
             self.board.since_read = max(self.board.since_read, self._recheck_every())
         return loc
-
-    def _moved_off(self, corners: np.ndarray, streaked: bool) -> bool:
-        """A held board whose page looks likelier half a cell off than where it is held: the page went on."""
-        around = [self.locator.squared_moved(corners, dx, dy) for dx, dy in HALF_CELL]
-        return self.board.witness.moved_off(self.locator.squared(corners), around, self.locator.seen(corners),
-                                            streaked)
 
     def _unslipped(self, loc: Located, verdict: Verdict, k: int) -> tuple[Located, Verdict, int]:
         """A re-detection that moved the solved board far and does not look like its page there, while the
