@@ -51,7 +51,8 @@ def test_every_row_of_the_table_moves_the_session_and_runs_its_action(fresh, pai
     s._fire(event, result)
     assert s.state is target
     forgotten = s.board.givens is None and s.board.votes == []
-    assert forgotten == (action in (Action.FORGET, Action.LOSE))  # LOSE forgets a board that was read
+    assert forgotten == (action in (Action.FORGET, Action.LOSE, Action.SET_ASIDE))  # LOSE: a board that was read
+    assert (s._aside == ["a vote"]) == (action is Action.SET_ASIDE)  # set aside for a reading that agrees
     assert (s.board.result is result) == (action is Action.SETTLE)
     assert bool(taken) == (action is Action.TAKE_ENTRIES)
     assert (s.board.since_read == s.cfg.recheck_every - 2) == (action is Action.RECHECK_SOON)

@@ -43,6 +43,7 @@ class Action(StrEnum):
 
     NONE = "-"
     FORGET = "forget the board's reading"
+    SET_ASIDE = "read afresh; set the votes aside"
     LOSE = "stop tracking; forget a read board"
     SETTLE = "keep the result"
     TAKE_ENTRIES = "take the person's entries"
@@ -88,7 +89,9 @@ _TABLE: tuple[tuple[tuple[State, ...], Event, State, Action], ...] = (
     ((State.SUSPECT,), Event.DIFFERS, State.READING, Action.FORGET),
     (_SETTLED, Event.DIFFERS_MUCH, State.READING, Action.FORGET),
     # a new board in view: read it afresh (the cache makes a known one instant)
-    (ANY, Event.SLIPPED, State.READING, Action.FORGET),
+    # ... unless its votes are being gathered: a page sliding in faster than the flow follows slips until it rests
+    ((State.READING, State.SOLVING), Event.SLIPPED, State.READING, Action.SET_ASIDE),
+    ((State.SEARCHING, State.SOLVED, State.SUSPECT, State.UNSOLVABLE), Event.SLIPPED, State.READING, Action.FORGET),
     (ANY, Event.RESIZED, State.SEARCHING, Action.FORGET),
     (ANY, Event.STILL, State.SEARCHING, Action.FORGET),
 )

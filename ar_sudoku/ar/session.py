@@ -28,7 +28,8 @@ changes in one place, ``ARSession._fire``, which looks the event up there::
     solved                        re-read differs                     suspect     stop drawing; re-read soon
     suspect                       re-read differs                     reading     forget the board's reading
     solved, suspect               re-read differs twice over          reading     forget the board's reading
-    any                           tracking slipped, or another grid   reading     forget the board's reading
+    reading, solving              tracking slipped, or another grid   reading     read afresh; set the votes aside
+    searching, solved, suspect, unsolvable  tracking slipped, or another grid   reading     forget the board's reading
     any                           the frame size changed              searching   forget the board's reading
     any                           a still photo                       searching   forget the board's reading
 
@@ -70,6 +71,7 @@ from ar_sudoku.ar.overlay import OverlayRenderer
 from ar_sudoku.ar.sized import draw_answers
 from ar_sudoku.ar.sized_board import SizedBoard
 from ar_sudoku.ar.solve_worker import SolveHandle, SolveWorker
+from ar_sudoku.ar.votes import agrees, mean
 from ar_sudoku.ar.witness import PageWitness, Verdict
 from ar_sudoku.sudoku.killer import Cage
 from ar_sudoku.sudoku.rules import AS_PRINT, BoardResult, Reading
@@ -197,6 +199,7 @@ class ARSession:
         self.streaked = False  # this frame's board is held where it was, its grid streaked (``Located.streaked``)
         self.unlike = False  # this frame's view at the board does not look like the solved page (``PageWitness``)
         self._unlike_run = 0  # frames in a row it has not
+        self._aside: list[Reading] = []  # the votes of a board that slipped, for a reading that agrees (``votes``)
         self._judged: tuple[np.ndarray, Verdict] | None = None  # this frame's corners, and their verdict
         self._marks_key: tuple | None = None
         self._given_cells: tuple[str | None, np.ndarray] = (None, np.zeros(81, bool))  # givens, their inked cells
@@ -216,7 +219,8 @@ class ARSession:
     def _fire(self, event: Event, result: BoardResult | None = None) -> None:
         """The one place the state changes: the table's row for (state, event), then its action."""
         self.state, action = TABLE[self.state, event]
-        if action is Action.FORGET:
+        if action in (Action.FORGET, Action.SET_ASIDE):
+            self._aside = self.board.votes if action is Action.SET_ASIDE else []
             self.board = BoardReading()
         elif action is Action.LOSE:
             self.locator.lose()
@@ -290,17 +294,8 @@ class ARSession:
     # ------------------------------------------------------------------ solving
 
     def _voted(self, votes: list[Reading] | None = None) -> Reading:
-        """The mean reading of the votes, each cell over the frames that saw it (a glare hides a cell on some
-        frames, ``doubts.unreadable_cells``; as the page or the light moves, other frames read it)."""
-        votes = self.board.votes if votes is None else votes
-        if not votes:
-            probs = np.zeros((81, 10))
-        else:
-            stack = np.array([r.probs for r in votes])
-            seen = (stack.sum(axis=2) > 0).sum(axis=0)
-            probs = stack.sum(axis=0) / np.maximum(seen, 1)[:, None]
-        digits = probs.argmax(axis=1)
-        return Reading(digits, probs.max(axis=1), probs)
+        """The mean of the board's votes (``votes.mean``), or of ``votes``."""
+        return mean(self.board.votes if votes is None else votes)
 
     def _cache_key(self, givens: str, as_print: Reading | None = None) -> str:
         return givens + (f"|{as_print.givens}" if as_print is not None else "") + repr(sorted(self.overrides.items()))
@@ -391,6 +386,9 @@ class ARSession:
                                       self.cfg.solve_timeout)
             if killer is not None and killer.corners is not None:
                 return self._take_killer(killer)
+        aside, self._aside = self._aside, []
+        if board.oriented and not board.votes and agrees(aside, reading):  # the same page, slipped: its votes back
+            board.votes = aside
         if board.oriented:
             board.votes = [*board.votes, reading][-self.cfg.window :]
             if self.cells is not None:
