@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import logging
 import os
 import signal
 import sys
@@ -123,6 +124,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not argv or argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version"):
         argv = ["live", *argv]  # `ar-sudoku` alone opens the webcam
     args = parser.parse_args(argv)
+    if os.environ.get("AR_SUDOKU_DEBUG"):  # the vision's named passes, each with its time, on stderr
+        logging.basicConfig(format="ar-sudoku: %(message)s")
+        logging.getLogger("ar_sudoku.vision").setLevel(logging.DEBUG)
     try:
         return int(args.func(args))
     except CliError as exc:

@@ -14,6 +14,8 @@ slightly curved paper.
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
@@ -80,6 +82,7 @@ class GridConfig:
 
 
 GRID = GridConfig()
+log = logging.getLogger(__name__)  # each pass's time and find (``AR_SUDOKU_DEBUG=1`` prints it)
 
 
 def _box_lined(small: np.ndarray, largest: list[np.ndarray], found: GridQuad | None,
@@ -175,8 +178,10 @@ def _search(gray: np.ndarray, min_score: float = 0.25, min_area: float = 0.02, a
     scale = min(1.0, WORK_SIZE / max(h, w))
     small = shrink(gray, (round(w * scale), round(h * scale))) if scale < 1 else gray
     search = Search(gray, small, scale, min_score, min_area, allow_cut, precise, passes, streaked, agreeing)
+    log.debug("grid: the picture as taken, %dx%d", small.shape[1], small.shape[0])
     search = replace(search, first=search.look(small))
-    for _name, view in VIEWS:
+    for name, view in VIEWS:
+        log.debug("grid: view %s", name)
         got = view(search)
         if got is not None:
             return got
@@ -325,8 +330,12 @@ def _look(gray: np.ndarray, small: np.ndarray, scale: float, min_score: float, m
     binary = binarize(small)
     k = Look(small, min_score, min_area * small.shape[0] * small.shape[1], allow_cut, passes, binary,
              _largest(binary, GRID.other_outlines))
-    for _name, step in OUTLINE_PASSES:
+    for name, step in OUTLINE_PASSES:
+        t0, before = time.perf_counter(), k.found
         k = step(k)
+        if log.isEnabledFor(logging.DEBUG):
+            found = "" if k.found is before or k.found is None else f": a grid, score {k.found.score:.2f}"
+            log.debug("grid pass %-14s %6.1f ms%s", name, (time.perf_counter() - t0) * 1e3, found)
     if k.found is None:
         return None, (small, k.largest), scale
     return _fitted(gray, k.found, scale, precise, agreeing, k.open_sides), (small, k.largest), scale
