@@ -72,6 +72,7 @@ class PageConfig:
     most: int = PAGE_GRIDS.most_grids  # puzzles tracked at once
     find_moving: int = 2  # frames between searches for new puzzles while the view moves
     find_still: int = 15  # ... while it is still (all in view already found, unless a page slid in)
+    find_entering: int = 4  # ... while a grid touches the frame's edge beside those tracked (being panned in)
     moving: float = 0.01  # a track's corner motion (share of its diagonal) that makes the view "moving" (a shaking
     # hand does not; a pan does, as it makes each track re-detect its board on every frame)
     follow_below: float = 0.004  # every track's motion (share of its diagonal) under this: they follow one's flow
@@ -121,6 +122,7 @@ class Page:
         self.focus: int | None = None  # the track the user's commands go to (None: the first in view)
         self._next_id = 0
         self._last_find = -(10**9)
+        self._entering = False  # the last search saw a grid at the frame's edge beside the tracked ones
         self._shape: tuple[int, ...] | None = None
         self._stills: list[ARSession] = []  # a folder of photos: each photo its own scene, a session a puzzle
         self._leader: Track | None = None  # the track whose flow the others follow on this frame
@@ -182,7 +184,8 @@ class Page:
         if not self.tracks:
             return True
         since = self.frame_index - self._last_find
-        return since >= (self.page.find_moving if self._moving() else self.page.find_still)
+        still = self.page.find_entering if self._entering else self.page.find_still
+        return since >= (self.page.find_moving if self._moving() else still)
 
     def _moving(self) -> bool:
         return any(tr.session.locator.speed > self.page.moving for tr in self.tracks)
@@ -203,8 +206,17 @@ class Page:
         # beside tracked puzzles, a quicker look (a search that finds nothing tries every pass): while the view
         # moves, for any flat grid (a puzzle panned into view); while it is still, for a clear one
         passes = ALL if not self.tracks else FLAT if self._moving() else CLEAR
-        if find_grid(self._untracked(small, scale), allow_cut=False, precise=False, passes=passes) is not None:
+        untracked = self._untracked(small, scale)
+        self._entering = False
+        if find_grid(untracked, allow_cut=False, precise=False, passes=passes) is not None:
             grids = find_grids(small, most=self.page.most)
+        elif passes == CLEAR:
+            # a still view: a grid refused only for touching the frame's edge, and no tracked board's, is a
+            # puzzle panned in too slowly to count as moving, looked for again soon (``find_entering``), not in
+            # half a second (these quicker passes run no photo-only view)
+            part = find_grid(untracked, allow_cut=True, precise=False, passes=passes)
+            self._entering = part is not None and not any(
+                _centre_on(at, part.corners.mean(axis=0) / scale) for at in self._boards())
         for grid in grids:
             if len(self.tracks) >= self.page.most:
                 break
