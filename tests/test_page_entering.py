@@ -42,3 +42,13 @@ def test_a_puzzle_slid_in_beside_a_still_one_is_found_soon_after_it_is_whole(rea
                 break
     assert whole_at is not None and found_at is not None, "the second puzzle was never found"
     assert found_at - whole_at <= 6, (whole_at, found_at)  # find_entering (4), and a frame or two to see it whole
+
+
+def test_a_neighbour_the_edge_cuts_for_good_is_not_looked_at_every_few_frames(reader, kinds):
+    searches = 0
+    with Page(reader, kinds=kinds) as p:
+        for _ in range(60):
+            p.step(_frame(870.0))  # a sixth of HARDEST out of view, and staying so
+            searches += p._last_find == p.frame_index
+        assert len(p.tracks) == 1
+    assert searches <= 1 + 60 // 15 + 2, searches  # the first, one every find_still frames, one quick look again

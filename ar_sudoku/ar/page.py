@@ -73,6 +73,8 @@ class PageConfig:
     find_moving: int = 2  # frames between searches for new puzzles while the view moves
     find_still: int = 15  # ... while it is still (all in view already found, unless a page slid in)
     find_entering: int = 4  # ... while a grid touches the frame's edge beside those tracked (being panned in)
+    entering_grows: float = 0.02  # ... first seen, or grown by this share of its area since (a neighbour the edge
+    # cuts for good is not looked at so often)
     moving: float = 0.01  # a track's corner motion (share of its diagonal) that makes the view "moving" (a shaking
     # hand does not; a pan does, as it makes each track re-detect its board on every frame)
     follow_below: float = 0.004  # every track's motion (share of its diagonal) under this: they follow one's flow
@@ -122,7 +124,8 @@ class Page:
         self.focus: int | None = None  # the track the user's commands go to (None: the first in view)
         self._next_id = 0
         self._last_find = -(10**9)
-        self._entering = False  # the last search saw a grid at the frame's edge beside the tracked ones
+        self._entering = False  # the last search saw a grid coming in at the frame's edge beside the tracked ones
+        self._edge_area = 0.0  # that grid's area (working-size px; 0: none seen)
         self._shape: tuple[int, ...] | None = None
         self._stills: list[ARSession] = []  # a folder of photos: each photo its own scene, a session a puzzle
         self._leader: Track | None = None  # the track whose flow the others follow on this frame
@@ -210,13 +213,9 @@ class Page:
         self._entering = False
         if find_grid(untracked, allow_cut=False, precise=False, passes=passes) is not None:
             grids = find_grids(small, most=self.page.most)
+            self._edge_area = 0.0
         elif passes == CLEAR:
-            # a still view: a grid refused only for touching the frame's edge, and no tracked board's, is a
-            # puzzle panned in too slowly to count as moving, looked for again soon (``find_entering``), not in
-            # half a second (these quicker passes run no photo-only view)
-            part = find_grid(untracked, allow_cut=True, precise=False, passes=passes)
-            self._entering = part is not None and not any(
-                _centre_on(at, part.corners.mean(axis=0) / scale) for at in self._boards())
+            self._entering = self._coming_in(untracked, scale)
         for grid in grids:
             if len(self.tracks) >= self.page.most:
                 break
@@ -230,6 +229,18 @@ class Page:
             track.session.locator.seed(corners)
             self.tracks.append(track)
         return (time.perf_counter() - t) * 1e3
+
+    def _coming_in(self, untracked: np.ndarray, scale: float) -> bool:
+        """On a still view where no whole new grid was found: whether a grid refused only for touching the frame's
+        edge (and no tracked board's) is a puzzle coming in, too slowly to make the view "moving": first seen, or
+        grown since (``entering_grows``). It is looked for again soon (``find_entering``), not in half a second;
+        these quicker passes run no photo-only view."""
+        part = find_grid(untracked, allow_cut=True, precise=False, passes=CLEAR)
+        area = 0.0
+        if part is not None and not any(_centre_on(at, part.corners.mean(axis=0) / scale) for at in self._boards()):
+            area = float(cv2.contourArea(part.corners))
+        before, self._edge_area = self._edge_area, area
+        return area > 0 and (before == 0 or area > (1 + self.page.entering_grows) * before)
 
     def _order(self) -> list[tuple[Track, bool]]:
         """The tracks in the order they step, and whether each follows the page's motion.
