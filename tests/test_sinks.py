@@ -103,6 +103,48 @@ def test_ctrl_c_finalizes_video_and_log(tmp_path):
     assert not part_files(video) and not part_files(log)
 
 
+class CtrlCAfterFlush:
+    """A log's file on which Ctrl-C lands just after a line reached the disk, before the log counts it."""
+
+    def __init__(self, f):
+        self.f = f
+
+    def write(self, text: str) -> int:
+        return self.f.write(text)
+
+    def flush(self) -> None:
+        self.f.flush()
+        raise KeyboardInterrupt
+
+    def close(self) -> None:
+        self.f.close()
+
+
+def test_ctrl_c_just_after_the_first_line_keeps_it(tmp_path):
+    """The race CI once lost: the line is on disk (``tail -f`` saw it), so the stopped run's log keeps it."""
+    log = tmp_path / "cut.jsonl"
+    with pytest.raises(KeyboardInterrupt), JsonlLog(log) as lines:
+        lines.f = CtrlCAfterFlush(lines.f)
+        lines.write({"frame": 0})
+    assert log.read_text().splitlines() == ['{"frame":0}'] and not part_files(log)
+
+
+def test_ctrl_c_just_after_the_first_frame_is_queued_keeps_it(tmp_path):
+    """The same race for a recording: the frame was handed to the writer, which encodes it, so it is kept."""
+    video = tmp_path / "cut.mp4"
+    with pytest.raises(KeyboardInterrupt), VideoSink(video, (96, 64), 30) as sink:
+        put = sink._queue.put
+
+        def put_then_ctrl_c(item, *args, **kwargs):
+            put(item, *args, **kwargs)
+            sink._queue.put = put  # type: ignore[method-assign]
+            raise KeyboardInterrupt
+
+        sink._queue.put = put_then_ctrl_c  # type: ignore[method-assign]
+        sink.write(frames(1, (96, 64))[0])
+    assert read_back(video)[:2] == ("h264", 1) and not part_files(video)
+
+
 class FullDisk:
     """Stands in for the PyAV container once the disk is full: every write fails with ENOSPC."""
 

@@ -195,7 +195,8 @@ class VideoSink:
             except OSError as exc:
                 raise SinkError(f"{self.path}: cannot be written ({files.reason(exc)})") from exc
         self.tmp = temporary_for(self.path)
-        self.frames = 0
+        self.frames = 0  # queued by write()
+        self.encoded = 0  # encoded by the writer thread: what close() keeps (a Ctrl-C may land between the two)
         self.finalized = False
         self.kept = 0  # frames kept after a failed write (a Matroska file plays without its end)
         self.patience: float | None = None  # set when the run stops: how long a stream's reader is waited for
@@ -264,7 +265,7 @@ class VideoSink:
         if self.fd is not None:
             with contextlib.suppress(OSError):
                 os.close(self.fd)
-        if self._error is None and self.frames:
+        if self._error is None and self.encoded:
             self._error = None if self.tmp == self.path else _rename_into_place(self.tmp, self.path)
             self.finalized = self._error is None
         if self._error is not None:
@@ -378,6 +379,7 @@ class VideoSink:
                 pts += 1
                 for packet in self._stream.encode(frame):
                     self._container.mux(packet)
+                self.encoded = pts
             except Exception as exc:  # reported to the frame loop on its next write() or close()
                 self._error = exc
         if not opened:
@@ -525,7 +527,7 @@ class JsonlLog:
             self._close_file()
         except OSError as exc:
             self._error = self._error or exc
-        if self._error is None and not self.lines and not self.streamed:
+        if self._error is None and not self.streamed and self._empty():
             self.discard()
             return
         if self._error is None:
@@ -535,6 +537,14 @@ class JsonlLog:
             if not self.streamed:
                 files.discard(self.tmp)
             raise self._failure() from self._error
+
+    def _empty(self) -> bool:
+        """No line on disk. Asked of the file, not of ``lines``: a Ctrl-C that lands just after a line's
+        flush, before it is counted, must not cost the log that line."""
+        try:
+            return self.tmp.stat().st_size == 0
+        except OSError:
+            return not self.lines
 
     def _failure(self) -> SinkWriteError:
         reason = files.reason(self._error) if self._error is not None else "unknown"
