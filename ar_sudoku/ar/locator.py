@@ -26,6 +26,7 @@ from ar_sudoku.vision.cells import edges_evenness, grid_edges, quick_ink, square
 from ar_sudoku.vision.grid import find_grid
 from ar_sudoku.vision.lattice import rotate
 from ar_sudoku.vision.look import cells_in_view
+from ar_sudoku.vision.page_grids import inside_frame
 from ar_sudoku.vision.quads import WORK_SIZE, GridQuad, to_gray, working_gray
 from ar_sudoku.vision.tracker import GridTracker
 from ar_sudoku.vision.yuv import I420, as_bgr
@@ -52,6 +53,9 @@ NEAR = 0.3  # of the board's side: the margin around it that a near-only locator
 # in: the track started on the box lines of two of the three columns of boxes), or one inside it (a page's edge)
 WIDE = 1.0
 WIDE_EVERY = 3
+MIN_SCORE = 0.25  # structure score a grid found inside the board's outline needs (``find_grid``'s own floor)
+TIGHT = 0.05  # of the board's side: the margin searched again when an edge was found around the board
+SLIP = 0.08  # of the diagonal: a board detected farther than this from where it was tracked has slipped
 NEAR_SIDE = 320  # px: the board's size in the picture a near-only locator searches, when it is larger
 RESIZED = 1.1  # a slipped board whose size (``size``) changed by more than this factor is another outline, not a move
 BLUR = 0.93  # evenness below this share of the board's usual: the frame is streaked, not read
@@ -107,6 +111,7 @@ class BoardLocator:
         self.redetect_every = redetect_every  # frames between re-detections of a settled, tracked board
         self.tracker = GridTracker()
         self.last_corners: np.ndarray | None = None
+        self.seeded: GridQuad | None = None  # the page's fit of a board just seeded, for its first frame
         self.speed = 0.0  # corner motion on the last frame, as a fraction of the grid's diagonal
         self.velocity: np.ndarray | None = None  # ... and the board's shift on it (full-size pixels)
         self.lattice: np.ndarray | None = None  # a curled board's crossings (full-size pixels), else None
@@ -175,9 +180,12 @@ class BoardLocator:
         self.tracker.start(self.small, corners * k, motion=motion,
                            lattice=None if self.lattice is None else self.lattice * k)
 
-    def seed(self, corners: np.ndarray) -> None:
-        """Where the board was found (full-size pixels): a near-only locator detects around it next."""
+    def seed(self, corners: np.ndarray, grid: GridQuad | None = None) -> None:
+        """Where the board was found (full-size pixels): a near-only locator detects around it next. ``grid``,
+        the page's whole fit of it on this frame (working-size pixels), is taken over an outline the detection
+        around it finds holding it: a pasted photo's edge, which the page's search looked inside of."""
         self.last_corners = np.asarray(corners, np.float32).reshape(4, 2)
+        self.seeded = grid
 
     def _detect(self, near: np.ndarray | None, precise: bool = False, agreeing: bool = False,
                 margin: float = NEAR) -> GridQuad | None:
@@ -212,7 +220,7 @@ class BoardLocator:
         if quad is None:
             return None
         if s < 1.0:
-            quad = replace(quad, corners=quad.corners / s, lattice=None if quad.lattice is None else quad.lattice / s)
+            quad = quad.scaled(1 / s)
         # a grid cut by the picture's own edge is refused by find_grid; one cut only by the search window's
         # edge (another puzzle poking in) is refused here
         shift = np.array([x0, y0], np.float32)
@@ -252,12 +260,20 @@ class BoardLocator:
         if tracked is not None and settled and not moving and frame_index % self.redetect_every:
             return Located(tracked, False)
         quad = self._search(tracked, prev, frame_index, doubtful, precise, agreeing)
+        seeded, self.seeded = self.seeded, None
+        if seeded is not None and tracked is None and quad is not None and prev is not None \
+                and _surrounds(quad.corners / self.scale, prev):
+            quad = seeded.scaled(self.scale)  # the frame the page found it on: the edge around it is not the grid
         if quad is None:
             return self._hold(prev, held) if tracked is None and settled else Located(tracked, False)
         found = quad.corners / self.scale
         edge = not doubtful and _surrounds(found, tracked) if tracked is not None else False
+        if edge and tracked is not None:
+            inner = self._inside_edge(tracked, precise, agreeing)
+            if inner is not None:
+                quad, found, edge = inner, inner.corners / self.scale, False
         if tracked is not None and (edge or self._streaked(tracked) and float(
-                np.abs(found - tracked).max()) > 0.08 * side(tracked)):
+                np.abs(found - tracked).max()) > SLIP * side(tracked)):
             return Located(tracked, False)  # the page's edge around the grid, or a quad a streaked frame made up
         if tracked is None and settled and prev is not None and self._streaked(prev) and float(
                 np.abs(found - prev).max()) > MADE_UP * side(prev):
@@ -290,8 +306,25 @@ class BoardLocator:
             quad = self._detect(tracked, precise, agreeing, margin=WIDE)
             if quad is not None and _nested(quad.corners / self.scale, tracked):
                 return quad
+            # the board may be a pasted photo's edge with the puzzle's lines fitted inside it: the grid it frames
+            framed = inside_frame(self.small, GridQuad(tracked * self.scale, 0.0), MIN_SCORE)
+            if framed is not None and _surrounds(tracked, framed.corners / self.scale):
+                return framed
             # else another puzzle of the page, or this one again: the usual search decides
         return self._detect(tracked if tracked is not None else prev, precise, agreeing)
+
+    def _inside_edge(self, tracked: np.ndarray, precise: bool, agreeing: bool) -> GridQuad | None:
+        """The grid inside an edge found around the tracked board (a pasted photo's, a page's): looked for again
+        in a window so close about the board (``TIGHT``) that the edge is cut by it; taken only where the
+        board is (within ``SLIP`` of it), not as a part of it."""
+        quad = self._detect(tracked, precise, agreeing, margin=TIGHT)
+        if quad is None:
+            return None
+        found = quad.corners / self.scale
+        if float(np.abs(found - tracked).max()) > SLIP * side(tracked) or not \
+                1 / RESIZED < size(found) / size(tracked) < RESIZED:
+            return None
+        return quad
 
     def _take(self, quad: GridQuad, tracked: np.ndarray | None, prev: np.ndarray | None) -> Located:
         """The detected grid becomes the board: turned to the tracked corners' order, tracked from here on."""
@@ -315,7 +348,7 @@ class BoardLocator:
         now seen whole. The usual blur measured on that part is no measure of this grid (a part of a grid is
         more even than the whole: held-out room video seed 7's third page stood 23 sharp frames "streaked" once
         in full view); its own frames are, once there are enough of them to judge by (``blurred``)."""
-        if float(np.abs(det - ref).max()) <= 0.08 * side(det):
+        if float(np.abs(det - ref).max()) <= SLIP * side(det):
             return False
         if not 1 / RESIZED < size(det) / size(ref) < RESIZED:
             self.evenness.clear()

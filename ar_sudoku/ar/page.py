@@ -226,7 +226,7 @@ class Page:
             track = Track(self._next_id, self._new_session(self._next_id))
             self._next_id += 1
             track.session.locator.prepare(frame, small)  # this frame's size is not news to the track
-            track.session.locator.seed(corners)
+            track.session.locator.seed(corners, grid.scaled(1 / scale))
             self.tracks.append(track)
         return (time.perf_counter() - t) * 1e3
 

@@ -339,7 +339,7 @@ def _other_puzzle(gray: np.ndarray, small: np.ndarray, contour: np.ndarray, quad
         found = _clearer_inside(gray, GridQuad(outline, looks), found, min_score)
     if found is not None and _cut_by_frame(found.corners, gray.shape):
         # a pasted photo's edge cut by the page's: the grid it frames may be whole
-        found = _inside_frame(gray, found, min_score)
+        found = inside_frame(gray, found, min_score)
     if found is None or _cut_by_frame(found.corners, gray.shape):
         return None
     return found
@@ -444,7 +444,7 @@ def _in_strips(gray: np.ndarray, grids: list[GridQuad], min_score: float, most: 
     return out
 
 
-def _inside_frame(gray: np.ndarray, grid: GridQuad, min_score: float) -> GridQuad | None:
+def inside_frame(gray: np.ndarray, grid: GridQuad, min_score: float) -> GridQuad | None:
     """The grid inside ``grid`` taken as a frame: its crop with everything outside the frame's inner edge
     painted the inside's paper colour (no step left for the threshold to take as a line), searched."""
     bx, by, bw, bh = cv2.boundingRect(grid.corners.reshape(-1, 1, 2).astype(np.float32))
@@ -464,12 +464,12 @@ def _inside_frame(gray: np.ndarray, grid: GridQuad, min_score: float) -> GridQua
 
 
 def _clearer_inside(gray: np.ndarray, frame: GridQuad, found: GridQuad, min_score: float) -> GridQuad:
-    """``found``, or the grid inside ``frame`` (:func:`_inside_frame`) when that looks more like a grid.
+    """``found``, or the grid inside ``frame`` (:func:`inside_frame`) when that looks more like a grid.
 
     A photo pasted on a page (or a box printed round a puzzle) whose edge joins the outline of a blurred or
     faint grid is fitted as a curled grid, or as a flat one a row off, with the edge for a border line;
     with the edge painted over, the grid inside is found as in the photo alone."""
-    framed = _inside_frame(gray, frame, min_score)
+    framed = inside_frame(gray, frame, min_score)
     if framed is None or not _contains(frame.corners, framed.corners.mean(0)):
         return found
     # clearer by a margin; a flat fit where a curled one was found, clearer at all (both on the full picture,
@@ -513,7 +513,7 @@ def refits(image: np.ndarray, grid: GridQuad, min_score: float = 0.25) -> list[G
     around = _search_around(gray, grid.corners, min_score)
     if around is not None:
         found.append(around)
-    framed = _inside_frame(gray, grid, min_score)
+    framed = inside_frame(gray, grid, min_score)
     if framed is not None:
         found.append(framed)
     out: list[GridQuad] = []

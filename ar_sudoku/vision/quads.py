@@ -74,6 +74,10 @@ class GridQuad:
     def bent(self) -> bool:
         return self.lattice is not None and bend_of(self.lattice) >= QUADS.bent
 
+    def scaled(self, k: float) -> GridQuad:
+        """The same fit in a picture ``k`` times the size."""
+        return GridQuad(self.corners * k, self.score, None if self.lattice is None else self.lattice * k)
+
 
 def to_gray(image: np.ndarray | I420) -> np.ndarray:
     if isinstance(image, I420):
