@@ -111,3 +111,24 @@ def test_a_puzzle_whose_outline_sits_off_its_grid_at_one_corner_locks_from_its_f
     assert locked is not None and locked - whole <= 5, (whole, locked)
     assert not unsolvable  # the first reading solved: no reading without a solution came before it
     assert answers <= {p["solution"] for p in truth[0]["puzzles"]}  # no answer that is no puzzle's
+
+
+@pytest.mark.data
+def test_a_puzzle_pasted_with_its_photo_edge_round_it_is_tracked_on_its_grid_not_on_the_edge(tmp_path):
+    """Seed 3's middle puzzle (image70) is a photo pasted on the page whose edge runs a few pixels from the grid
+    above and below, far beside it. The page finds the grid; the track's own search around it finds the photo's
+    edge first. The track keeps the grid (it never read more than 6 of 26 givens off the edge, nor answered)."""
+    pytest.importorskip("onnxruntime")
+    need(PHOTOS / "printed")
+    import clips
+    import eval_page_video
+    import make_page_video
+
+    video = tmp_path / "page.mp4"
+    assert make_page_video.main(["--out", str(video), "--seconds", "6", "--size", "960x540", "--seed", "3"]) == 0
+    truth = clips.read_jsonl(video.with_suffix(".truth.jsonl"))
+    assert truth[0]["puzzles"][1]["name"] == "image70"
+    fig = eval_page_video.compare(truth, clips.replay_video(video, 1))
+    assert fig.wrong_puzzle == 0 and fig.wrong_answer == 0
+    assert fig.drawn[1] >= 0.9 * fig.in_view[1] > 0
+    assert fig.worst_lock() is not None and fig.worst_lock() <= 5

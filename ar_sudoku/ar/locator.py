@@ -11,6 +11,11 @@ board is, so the largest grid in view, another puzzle, never takes the tracked o
 started from where the page found the grid (``seed``) and, once it has lost the board, finds nothing. While the
 board's reading has no solution it also searches wider now and then (``WIDE``), for a grid that holds the board
 or lies inside it: a track started on a part of the grid as a page slid in would otherwise keep the part.
+
+A puzzle pasted on a page as a photo has the photo's edge close around its grid, and the search around the board
+finds that edge first. On the frame the page found the grid, the page's fit is kept; an edge found around the
+tracked grid is looked inside of, in a window too close to hold the edge (``TIGHT``); and a board whose outline is
+such an edge and reads no solution is looked inside of with the edge painted over (``page_grids.inside_frame``).
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from ar_sudoku.vision.cells import edges_evenness, grid_edges, quick_ink, square
 from ar_sudoku.vision.grid import find_grid
 from ar_sudoku.vision.lattice import rotate
 from ar_sudoku.vision.look import cells_in_view
-from ar_sudoku.vision.page_grids import inside_frame
+from ar_sudoku.vision.page_grids import PAGE_GRIDS, inside_frame
 from ar_sudoku.vision.quads import WORK_SIZE, GridQuad, to_gray, working_gray
 from ar_sudoku.vision.tracker import GridTracker
 from ar_sudoku.vision.yuv import I420, as_bgr
@@ -111,6 +116,7 @@ class BoardLocator:
         self.redetect_every = redetect_every  # frames between re-detections of a settled, tracked board
         self.tracker = GridTracker()
         self.last_corners: np.ndarray | None = None
+        self.fit_score = 1.0  # the structure score of the fit the board was last taken from
         self.seeded: GridQuad | None = None  # the page's fit of a board just seeded, for its first frame
         self.speed = 0.0  # corner motion on the last frame, as a fraction of the grid's diagonal
         self.velocity: np.ndarray | None = None  # ... and the board's shift on it (full-size pixels)
@@ -220,7 +226,7 @@ class BoardLocator:
         if quad is None:
             return None
         if s < 1.0:
-            quad = quad.scaled(1 / s)
+            quad = replace(quad, corners=quad.corners / s, lattice=None if quad.lattice is None else quad.lattice / s)
         # a grid cut by the picture's own edge is refused by find_grid; one cut only by the search window's
         # edge (another puzzle poking in) is refused here
         shift = np.array([x0, y0], np.float32)
@@ -301,22 +307,26 @@ class BoardLocator:
     def _search(self, tracked: np.ndarray | None, prev: np.ndarray | None, frame_index: int, doubtful: bool,
                 precise: bool, agreeing: bool) -> GridQuad | None:
         """The grid detected where the board is; while its reading has no solution, now and then, a grid that
-        holds the tracked one or lies inside it, looked for wider (``WIDE``)."""
+        holds the tracked one or lies inside it, looked for wider (``WIDE``), and, when the board was taken
+        from a fit that hardly looks like a grid, the grid its outline frames (``inside_frame``)."""
         if doubtful and self.near_only and tracked is not None and frame_index % WIDE_EVERY == 0:
             quad = self._detect(tracked, precise, agreeing, margin=WIDE)
             if quad is not None and _nested(quad.corners / self.scale, tracked):
                 return quad
-            # the board may be a pasted photo's edge with the puzzle's lines fitted inside it: the grid it frames
-            framed = inside_frame(self.small, GridQuad(tracked * self.scale, 0.0), MIN_SCORE)
-            if framed is not None and _surrounds(tracked, framed.corners / self.scale):
-                return framed
+            if self.fit_score < PAGE_GRIDS.framed_score:
+                # hardly a grid where it was taken: perhaps a pasted photo's edge, the puzzle's lines fitted inside
+                framed = inside_frame(self.small, GridQuad(tracked * self.scale, 0.0), MIN_SCORE)
+                if framed is not None and _surrounds(tracked, framed.corners / self.scale):
+                    return framed
             # else another puzzle of the page, or this one again: the usual search decides
         return self._detect(tracked if tracked is not None else prev, precise, agreeing)
 
     def _inside_edge(self, tracked: np.ndarray, precise: bool, agreeing: bool) -> GridQuad | None:
         """The grid inside an edge found around the tracked board (a pasted photo's, a page's): looked for again
         in a window so close about the board (``TIGHT``) that the edge is cut by it; taken only where the
-        board is (within ``SLIP`` of it), not as a part of it."""
+        board is (within ``SLIP`` of it), not as a part of it. Only a near-only locator searches a window."""
+        if not self.near_only:
+            return None
         quad = self._detect(tracked, precise, agreeing, margin=TIGHT)
         if quad is None:
             return None
@@ -333,6 +343,7 @@ class BoardLocator:
         turn = 0 if ref is None else _turn(quad.corners / k, ref)
         det = np.roll(quad.corners / k, -turn, axis=0)
         self.lattice = rotate(quad.lattice / k, turn) if quad.bent and quad.lattice is not None else None
+        self.fit_score = quad.score
         if tracked is not None:
             motion = self.tracker.motion
         elif prev is not None:
