@@ -42,7 +42,8 @@ def run_video(video: Path, log: Path, who: str) -> None:
 
 def replay_video(video: Path, lag: int) -> list[dict]:
     """The log the command would write for ``video``, the session stepped frame by frame in this process with
-    each solve waited for once it is ``lag`` frames old (``SessionConfig.solve_lag``).
+    each solve's answer taken ``lag`` frames after its submission, waited for if need be
+    (``SessionConfig.solve_lag``).
 
     The live command never waits for its solver, so the frame a board locks on, and the figures, depend on the
     machine's load; in lockstep they depend on the frames alone, and two versions of the code can be compared

@@ -7,7 +7,7 @@
 
 The scenes (``scenes.py``: generator A, real newspaper photos; ``scenes_b.py``: generator B, drawn here, never
 tuned on) are written once as real videos under ``runs/scenes/`` with their truth, then each checkout steps its
-own session over them in lockstep (``live_replay.py``: each solve waited for one frame after it starts), the two
+own session over them in lockstep (``live_replay.py``: each solve's answer taken one frame after it starts), the two
 checkouts at once so they share the machine's load. Per scenario:
 
 * **right**: of the frames where a grid is wholly in view, those whose drawn answer is the grid's solution, in
@@ -298,7 +298,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scenarios", default=",".join(scenes.SCENARIOS), help="a comma-separated subset")
     ap.add_argument("--pages", type=int, default=0,
                     help="generator P only: each scenario on this many pages (P0, P1, ...) instead of one")
-    ap.add_argument("--lag", type=int, default=1, help="frames a solve runs before it is waited for")
+    ap.add_argument("--lag", type=int, default=1,
+                    help="frames after its submission a solve's answer is taken (waited for)")
     ap.add_argument("--json", type=Path, help="also write every figure here")
     ap.add_argument("--keep", type=Path, help="keep the logs in this folder (a folder a side)")
     ap.add_argument("--frames", action="store_true", help="print every frame's verdicts too")

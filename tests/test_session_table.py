@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
+import time
 from pathlib import Path
 
 import numpy as np
@@ -199,3 +200,21 @@ def test_what_a_frame_reports_written_on_the_paper_follows_the_ledger_and_is_mad
     ledger.take(givens, "." * 81, ())  # rubbed out: blank in two readings running
     assert ledger.on_paper(givens) == blank
     assert ledger.on_paper("2" + "." * 80).cells == "g" + "." * 80  # another puzzle's givens
+
+
+@pytest.mark.parametrize("lag", [1, 2, 3])
+def test_in_lockstep_a_solve_is_taken_exactly_lag_frames_after_it_was_submitted(reader, lag):
+    """However fast the solver (it has long finished: the test sleeps before every frame), its answer is taken
+    on the ``lag``-th frame after the submission, never sooner: sooner would be the machine's load speaking."""
+    frame = _frame(EASY)
+    with ARSession(reader, config=SessionConfig(solve_lag=lag)) as s:
+        submitted = solved = None
+        for k in range(12):
+            time.sleep(0.05)
+            res = s.step(frame)
+            if submitted is None and s.board.handle is not None:
+                submitted = k
+            if res.status == "solved":
+                solved = k
+                break
+    assert submitted is not None and solved == submitted + lag, (submitted, solved)

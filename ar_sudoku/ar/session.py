@@ -136,9 +136,9 @@ class SessionConfig:
     pattern_mismatch: int = 12  # cells whose ink disagrees with the givens: not this puzzle (now)
     solve_timeout: float = 1.5
     work_side: int = 1280  # detect and track on frames no larger than this (long side)
-    # None (live): never wait for the solver. k: a solve still running k frames after its submission is
-    # waited for, so the frame a board locks on depends on the frames alone, not on the machine's load
-    # (tests, and any run that must be reproducible)
+    # None (live): never wait for the solver. k: every solve's answer is taken k frames after its submission,
+    # waited for if still running and never taken sooner, so the frame a board locks on depends on the frames
+    # alone, not on the machine's load (tests, and any run that must be reproducible)
     solve_lag: int | None = None
 
 
@@ -335,7 +335,9 @@ class ARSession:
         if handle is None:
             return
         lag = self.cfg.solve_lag
-        if lag is not None and self.frame_index - self.board.submitted_at >= lag:
+        if lag is not None:  # taken exactly ``lag`` frames on, never sooner: sooner is the machine's load speaking
+            if self.frame_index - self.board.submitted_at < lag:
+                return
             handle.wait()  # ends: the worker finishes every handle (the search has its own deadline)
         if not handle.done():
             return
