@@ -188,7 +188,7 @@ class BoardLocator:
 
     def seed(self, corners: np.ndarray, grid: GridQuad | None = None) -> None:
         """Where the board was found (full-size pixels): a near-only locator detects around it next. ``grid``,
-        the page's whole fit of it on this frame (working-size pixels), is taken over an outline the detection
+        the page's whole fit of it on this frame (full-size pixels), is taken over an outline the detection
         around it finds holding it: a pasted photo's edge, which the page's search looked inside of."""
         self.last_corners = np.asarray(corners, np.float32).reshape(4, 2)
         self.seeded = grid
