@@ -13,8 +13,9 @@ board's reading has no solution it also searches wider now and then (``WIDE``), 
 or lies inside it: a track started on a part of the grid as a page slid in would otherwise keep the part.
 
 A puzzle pasted on a page as a photo has the photo's edge close around its grid, and the search around the board
-finds that edge first. On the frame the page found the grid, the page's fit is kept; an edge found around the
-tracked grid is looked inside of, in a window too close to hold the edge (``TIGHT``); and a board whose outline is
+finds that edge first. On the frame the page found the grid, the page's fit is kept; while the board is read, an
+edge found around the tracked grid is looked inside of, in a window too close to hold the edge (``TIGHT``; once
+solved, the flow holds the board closer than a detection in such a window); and a board whose outline is
 such an edge and reads no solution is looked inside of with the edge painted over (``page_grids.inside_frame``).
 """
 
@@ -274,7 +275,7 @@ class BoardLocator:
             return self._hold(prev, held) if tracked is None and settled else Located(tracked, False)
         found = quad.corners / self.scale
         edge = not doubtful and _surrounds(found, tracked) if tracked is not None else False
-        if edge and tracked is not None:
+        if edge and tracked is not None and not settled:  # once solved the flow holds it closer than such a window
             inner = self._inside_edge(tracked, precise, agreeing)
             if inner is not None:
                 quad, found, edge = inner, inner.corners / self.scale, False
