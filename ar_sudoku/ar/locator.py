@@ -13,7 +13,8 @@ board's reading has no solution it also searches wider now and then (``WIDE``), 
 or lies inside it: a track started on a part of the grid as a page slid in would otherwise keep the part.
 
 A puzzle pasted on a page as a photo has the photo's edge close around its grid, and the search around the board
-finds that edge first. On the frame the page found the grid, the page's fit is kept; while the board is read, an
+finds that edge first. On the frame the page found the grid, the page's fit is kept when the detection finds an
+outline around it; while the board is read, an
 edge found around the tracked grid is looked inside of, in a window too close to hold the edge (``TIGHT``; once
 solved, the flow holds the board closer than a detection in such a window); and a board whose outline is
 such an edge and reads no solution is looked inside of with the edge painted over (``page_grids.inside_frame``).
@@ -33,7 +34,7 @@ from ar_sudoku.vision.grid import find_grid
 from ar_sudoku.vision.lattice import rotate
 from ar_sudoku.vision.look import cells_in_view
 from ar_sudoku.vision.page_grids import PAGE_GRIDS, inside_frame
-from ar_sudoku.vision.quads import WORK_SIZE, GridQuad, to_gray, working_gray
+from ar_sudoku.vision.quads import WORK_SIZE, GridQuad, cut_by_frame, to_gray, working_gray
 from ar_sudoku.vision.tracker import GridTracker
 from ar_sudoku.vision.yuv import I420, as_bgr
 
@@ -60,6 +61,7 @@ NEAR = 0.3  # of the board's side: the margin around it that a near-only locator
 WIDE = 1.0
 WIDE_EVERY = 3
 MIN_SCORE = 0.25  # structure score a grid found inside the board's outline needs (``find_grid``'s own floor)
+FRAMED_GAIN = 0.05  # ... and its gain over the fit the board was taken from (``page_grids``' clearer-inside margin)
 TIGHT = 0.05  # of the board's side: the margin searched again when an edge was found around the board
 SLIP = 0.08  # of the diagonal: a board detected farther than this from where it was tracked has slipped
 NEAR_SIDE = 320  # px: the board's size in the picture a near-only locator searches, when it is larger
@@ -97,6 +99,11 @@ def _nested(found: np.ndarray, tracked: np.ndarray) -> bool:
 def size(corners: np.ndarray) -> float:
     """The grid's size whichever way it is tilted: the square root of its area."""
     return float(np.sqrt(abs(cv2.contourArea(np.asarray(corners, np.float32).reshape(-1, 1, 2)))))
+
+
+def _same_size(a: np.ndarray, b: np.ndarray) -> bool:
+    """Two outlines of one size (within ``RESIZED``): the board moved, not another outline taken."""
+    return 1 / RESIZED < size(a) / size(b) < RESIZED
 
 
 def side(corners: np.ndarray) -> float:
@@ -150,6 +157,7 @@ class BoardLocator:
             self.edges.clear()
             self.last_corners = None
             self.lattice = None
+            self.fit_score, self.seeded = 1.0, None
         h, w = frame.shape[:2]
         self.scale = min(1.0, self.work_side / max(h, w))
         self.frame = frame
@@ -227,6 +235,7 @@ class BoardLocator:
         if quad is None:
             return None
         if s < 1.0:
+            # divided, not ``scaled(1 / s)``: a float32 ulp of difference moves a lock by a frame on some videos
             quad = replace(quad, corners=quad.corners / s, lattice=None if quad.lattice is None else quad.lattice / s)
         # a grid cut by the picture's own edge is refused by find_grid; one cut only by the search window's
         # edge (another puzzle poking in) is refused here
@@ -245,6 +254,7 @@ class BoardLocator:
         self.edges.clear()
         self.held = 0
         self.relearning = False
+        self.fit_score, self.seeded = 1.0, None
 
     def locate(self, frame_index: int, settled: bool, doubtful: bool = False, precise: bool = False,
                agreeing: bool = False) -> Located:
@@ -254,10 +264,12 @@ class BoardLocator:
         ``doubtful``: the board's reading has no solution. A grid detected around the tracked one is then taken
         (the track may have started on a part of the grid, its box lines, as a page slid in), not refused as the
         page's edge around it; a near-only locator looks for it (or a grid inside the board) in a wider window
-        every ``WIDE_EVERY`` frames. A settled board the flow lost on a streaked frame is held where it was
-        rather than moved more than ``MADE_UP`` by a detection there. ``precise``: detect with the corners fitted
-        to the lines' crossings (``agreeing``: only where that fit agrees with the outline but for one corner,
-        ``find_grid``)."""
+        every ``WIDE_EVERY`` frames, and inside its own outline when that hardly looked like a grid (``_framed``).
+        An edge found around a board being read is looked inside of (``_inside_edge``); on a board's first frame an
+        outline around the page's fit of it leaves the page's fit (``seed``). A settled board the flow
+        lost on a streaked frame is held where it was rather than moved more than ``MADE_UP`` by a detection there.
+        ``precise``: detect with the corners fitted to the lines' crossings (``agreeing``: only where that fit
+        agrees with the outline but for one corner, ``find_grid``)."""
         prev = self.last_corners
         held, self.held = self.held, 0  # frames the board was held before this one; a found board ends a hold
         tracked = self._flow()
@@ -270,7 +282,7 @@ class BoardLocator:
         seeded, self.seeded = self.seeded, None
         if seeded is not None and tracked is None and quad is not None and prev is not None \
                 and _surrounds(quad.corners / self.scale, prev):
-            quad = seeded.scaled(self.scale)  # the frame the page found it on: the edge around it is not the grid
+            quad = seeded.scaled(self.scale)  # the frame the page found it on: an edge around it is not the grid
         if quad is None:
             return self._hold(prev, held) if tracked is None and settled else Located(tracked, False)
         found = quad.corners / self.scale
@@ -316,11 +328,23 @@ class BoardLocator:
                 return quad
             if self.fit_score < PAGE_GRIDS.framed_score:
                 # hardly a grid where it was taken: perhaps a pasted photo's edge, the puzzle's lines fitted inside
-                framed = inside_frame(self.small, GridQuad(tracked * self.scale, 0.0), MIN_SCORE)
-                if framed is not None and _surrounds(tracked, framed.corners / self.scale):
+                framed = self._framed(tracked)
+                if framed is not None:
                     return framed
             # else another puzzle of the page, or this one again: the usual search decides
         return self._detect(tracked if tracked is not None else prev, precise, agreeing)
+
+    def _framed(self, tracked: np.ndarray) -> GridQuad | None:
+        """The grid the board's outline frames (``inside_frame``: the outline painted over), taken as the page's
+        search takes one: whole in the picture, clearer than the fit the board was taken from, and of the size a
+        grid inside a photo's edge has (``PAGE_GRIDS.framed`` of the outline's area), not a box of it."""
+        framed = inside_frame(self.small, GridQuad(tracked * self.scale, 0.0), MIN_SCORE)
+        if framed is None or cut_by_frame(framed.corners, self.small.shape) \
+                or framed.score < self.fit_score + FRAMED_GAIN:
+            return None
+        share = size(framed.corners / self.scale) ** 2 / max(size(tracked) ** 2, 1e-6)
+        low, high = PAGE_GRIDS.framed
+        return framed if low <= share <= high and _surrounds(tracked, framed.corners / self.scale) else None
 
     def _inside_edge(self, tracked: np.ndarray, precise: bool, agreeing: bool) -> GridQuad | None:
         """The grid inside an edge found around the tracked board (a pasted photo's, a page's): looked for again
@@ -332,8 +356,7 @@ class BoardLocator:
         if quad is None:
             return None
         found = quad.corners / self.scale
-        if float(np.abs(found - tracked).max()) > SLIP * side(tracked) or not \
-                1 / RESIZED < size(found) / size(tracked) < RESIZED:
+        if float(np.abs(found - tracked).max()) > SLIP * side(tracked) or not _same_size(found, tracked):
             return None
         return quad
 
@@ -362,7 +385,7 @@ class BoardLocator:
         in full view); its own frames are, once there are enough of them to judge by (``blurred``)."""
         if float(np.abs(det - ref).max()) <= SLIP * side(det):
             return False
-        if not 1 / RESIZED < size(det) / size(ref) < RESIZED:
+        if not _same_size(det, ref):
             self.evenness.clear()
             self.edges.clear()
             self.relearning = True

@@ -335,7 +335,7 @@ class ARSession:
         if handle is None:
             return
         lag = self.cfg.solve_lag
-        if lag is not None:  # taken exactly ``lag`` frames on, never sooner: sooner is the machine's load speaking
+        if lag is not None:  # taken ``lag`` of this session's frames on, never sooner: sooner is the load speaking
             if self.frame_index - self.board.submitted_at < lag:
                 return
             handle.wait()  # ends: the worker finishes every handle (the search has its own deadline)

@@ -30,11 +30,11 @@ from ar_sudoku.vision.quads import (
     QUADS,
     GridQuad,
     _agrees,
-    _cut_by_frame,
     _line_intersection,
     _outlines,
     _quad_from_contour,
     cell_side,
+    cut_by_frame,
     order_corners,
     structure_score,
 )
@@ -51,7 +51,7 @@ def _best_curled(mask: np.ndarray, probe: np.ndarray, min_score: float, area_min
     tries = [(contour, q) for contour, quad in _outlines(mask, area_min, allow_cut=True)[:QUADS.curled_tries]
              for q in [quad] + (_despiked(contour, quad) if allow_cut and _touches_frame(quad, mask.shape) else [])]
     for contour, quad in tries:
-        if not allow_cut and (_cut_by_frame(quad, mask.shape, tol=2.0) or _touches_frame(quad, mask.shape)):
+        if not allow_cut and (cut_by_frame(quad, mask.shape, tol=2.0) or _touches_frame(quad, mask.shape)):
             continue
         curled = _curled(contour, quad, probe)
         if curled is None or curled.lattice is None or curled.score < min_score or (
@@ -67,7 +67,7 @@ def _best_curled(mask: np.ndarray, probe: np.ndarray, min_score: float, area_min
                        for k in range(4)), key=lambda d: float(d[3]))
             # unless the flat outline runs along the picture's edge (two corners on it, where the frame cuts
             # the outline, not on the grid's lines) and the curled fit is clearly a grid
-            cut = _cut_by_frame(flat.corners, mask.shape, tol=4.0) and curled.score >= QUADS.clear_score
+            cut = cut_by_frame(flat.corners, mask.shape, tol=4.0) and curled.score >= QUADS.clear_score
             if not cut and off[3] > 0.35 * cell and (off[2] > 0.35 * cell or bend_of(curled.lattice) > QUADS.same_bend):
                 continue
         if best is None or curled.score > best.score:

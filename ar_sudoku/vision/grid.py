@@ -40,13 +40,13 @@ from ar_sudoku.vision.quads import (
     _best_quad,
     _contains,
     _corners_moved,
-    _cut_by_frame,
     _inked_cells,
     _largest,
     _solid_cells,
     approx_quad,
     binarize,
     box_line_score,
+    cut_by_frame,
     long_lines,
     shrink,
     speckle,
@@ -393,7 +393,7 @@ def by_curled(k: Look) -> Look:
                               found, k.allow_cut)
         if curled is None:
             curled = _best_curled(binarize(small, 3), small, k.min_score, area_min, found, k.allow_cut)
-    if curled is not None and (k.allow_cut or not _cut_by_frame(curled.corners, small.shape)):
+    if curled is not None and (k.allow_cut or not cut_by_frame(curled.corners, small.shape)):
         return replace(k, found=curled)
     return k
 

@@ -24,10 +24,10 @@ from ar_sudoku.vision.quads import (
     QUADS,
     GridQuad,
     _contains,
-    _cut_by_frame,
     _outlines,
     _quad_from_contour,
     cell_side,
+    cut_by_frame,
     refine_corners,
     structure_score,
     to_gray,
@@ -337,10 +337,10 @@ def _other_puzzle(gray: np.ndarray, small: np.ndarray, contour: np.ndarray, quad
         unlike.append(outline)
     if found is not None and (found.bent or found.score < PAGE_GRIDS.framed_score):
         found = _clearer_inside(gray, GridQuad(outline, looks), found, min_score)
-    if found is not None and _cut_by_frame(found.corners, gray.shape):
+    if found is not None and cut_by_frame(found.corners, gray.shape):
         # a pasted photo's edge cut by the page's: the grid it frames may be whole
         found = inside_frame(gray, found, min_score)
-    if found is None or _cut_by_frame(found.corners, gray.shape):
+    if found is None or cut_by_frame(found.corners, gray.shape):
         return None
     return found
 
@@ -373,7 +373,7 @@ def _part_of_grid(gray: np.ndarray, outline: np.ndarray, min_score: float, passe
     for x0, y0, x1, y1 in boxes:
         box = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
         found = _search_around(gray, box, min_score, passes)
-        if found is None or _cut_by_frame(found.corners, gray.shape) or not _contains(found.corners, centre):
+        if found is None or cut_by_frame(found.corners, gray.shape) or not _contains(found.corners, centre):
             continue
         if best is None or _clarity(gray, found) > _clarity(gray, best):
             best = found
@@ -408,7 +408,7 @@ def _squared(gray: np.ndarray, grid: GridQuad, min_score: float) -> GridQuad:
                     [cx + half[0], cy + half[1]], [cx - half[0], cy + half[1]]], np.float32)
     best = grid
     wide = _search_around(gray, box, min_score)
-    if wide is not None and not _cut_by_frame(wide.corners, gray.shape) \
+    if wide is not None and not cut_by_frame(wide.corners, gray.shape) \
             and _contains(wide.corners, grid.corners.mean(0)):
         best = wide
     m = round(PAGE_GRIDS.inset * long)
@@ -436,7 +436,7 @@ def _in_strips(gray: np.ndarray, grids: list[GridQuad], min_score: float, most: 
         a = min(start, max(0, length - side))
         tile = gray[:, a:a + side] if w >= h else gray[a:a + side]
         found = _search(tile, min_score, 0.1, passes=FLAT)[0]
-        if found is None or _cut_by_frame(found.corners, tile.shape, tol=4.0):
+        if found is None or cut_by_frame(found.corners, tile.shape, tol=4.0):
             continue
         found = _shifted(found, a, 0) if w >= h else _shifted(found, 0, a)
         if not any(_overlaps(found.corners, g.corners) for g in grids + out):

@@ -184,10 +184,10 @@ def _quad_from_contour(contour: np.ndarray) -> np.ndarray | None:
 def at_edge(corners: np.ndarray, shape: tuple[int, ...]) -> bool:
     """Two of a grid's corners on (or within a hundredth of) the same picture edge: a grid that may run out
     of the picture even where its fitted corners land a little inside it."""
-    return _cut_by_frame(np.asarray(corners, np.float32), shape, tol=max(3.0, QUADS.edge_share * max(shape[:2])))
+    return cut_by_frame(np.asarray(corners, np.float32), shape, tol=max(3.0, QUADS.edge_share * max(shape[:2])))
 
 
-def _cut_by_frame(quad: np.ndarray, shape: tuple[int, ...], tol: float = 3.0) -> bool:
+def cut_by_frame(quad: np.ndarray, shape: tuple[int, ...], tol: float = 3.0) -> bool:
     """Two corners on the same picture edge: a grid (or page) running out of the picture."""
     h, w = shape[:2]
     x, y = quad[:, 0], quad[:, 1]
@@ -287,7 +287,7 @@ def _outlines(mask: np.ndarray, area_min: float, allow_cut: bool,
         if quad is None or cv2.contourArea(quad) < area_min:
             continue
         sides = [np.hypot(*(quad[k] - quad[(k + 1) % 4])) for k in range(4)]
-        if min(sides) < 0.35 * max(sides) or (not allow_cut and _cut_by_frame(quad, mask.shape)):
+        if min(sides) < 0.35 * max(sides) or (not allow_cut and cut_by_frame(quad, mask.shape)):
             continue
         out.append((contour, quad))
     return out
