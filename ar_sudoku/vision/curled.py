@@ -179,28 +179,67 @@ def _from_pieces(pieces: list[tuple[float, np.ndarray]], probe: np.ndarray, min_
     """Rebuild a grid whose outline merged with other print, from its 9 boxes or 81 cells (``_pieces``).
 
     The holes of the line pattern are quads of one size; when 7+ boxes (or 60+
-    cells) are found, their hull is the inside of the grid's border.
+    cells) are found, their hull is the inside of the grid's border. When the pieces of one size do not make one
+    grid, each cluster of them that lies apart does (:func:`_clusters`): two puzzles of one size side by side on
+    a page, both merged with the print around them, give twice the boxes.
     """
     best: GridQuad | None = None
     for ref, _ in pieces[:20]:
         group = [c for a, c in pieces if 0.65 * ref < a < 1.5 * ref]
         for want, enough in ((9, 7), (81, 60)):
-            if not enough <= len(group) <= want + 2:
-                continue
-            hull = cv2.convexHull(np.vstack(group))
-            if not 0.75 * want < cv2.contourArea(hull) / ref < 1.35 * want:
-                continue
-            quad = _quad_from_contour(hull)
-            if quad is None or cv2.contourArea(quad) < area_min or not _lattice_fits(group, quad, want, enough):
-                continue
-            # the lattice of pieces is itself evidence of a grid: faint thin lines, or handwriting in every
-            # cell, may score low (a page written on in every cell scores a third of its printed twin)
-            score = structure_score(probe, quad)
-            if score >= 0.2 * min_score and (best is None or score > best.score):
-                best = GridQuad(quad, score)
+            found = _rebuilt(group, ref, want, enough, probe, min_score, area_min)
+            parts = _clusters(group, ref) if found is None and len(group) > enough else []
+            for part in parts:
+                one = _rebuilt(part, ref, want, enough, probe, min_score, area_min)
+                if one is not None and (found is None or one.score > found.score):
+                    found = one
+            if found is not None and (best is None or found.score > best.score):
+                best = found
         if best is not None:
             return best
     return best
+
+
+def _rebuilt(group: list[np.ndarray], ref: float, want: int, enough: int, probe: np.ndarray, min_score: float,
+             area_min: float) -> GridQuad | None:
+    """The grid whose ``want`` boxes (or cells) of area about ``ref`` are ``group`` (``enough`` of them at least)."""
+    if not enough <= len(group) <= want + 2:
+        return None
+    hull = cv2.convexHull(np.vstack(group))
+    if not 0.75 * want < cv2.contourArea(hull) / ref < 1.35 * want:
+        return None
+    quad = _quad_from_contour(hull)
+    if quad is None or cv2.contourArea(quad) < area_min or not _lattice_fits(group, quad, want, enough):
+        return None
+    # the lattice of pieces is itself evidence of a grid: faint thin lines, or handwriting in every
+    # cell, may score low (a page written on in every cell scores a third of its printed twin)
+    score = structure_score(probe, quad)
+    return GridQuad(quad, score) if score >= 0.2 * min_score else None
+
+
+# pieces whose centres lie within this many piece sides are neighbours in one grid (a box's neighbour across a
+# line lies one side and a line away; a puzzle beside it, a margin further)
+NEIGHBOUR_SIDES = 1.3
+
+
+def _clusters(group: list[np.ndarray], ref: float) -> list[list[np.ndarray]]:
+    """``group`` split into clusters of neighbouring pieces (each piece's centre within ``NEIGHBOUR_SIDES`` sides
+    of another's in its cluster), of two pieces or more."""
+    centres = np.array([c.reshape(-1, 2).mean(axis=0) for c in group], np.float32)
+    near = np.linalg.norm(centres[:, None] - centres[None], axis=2) <= NEIGHBOUR_SIDES * ref**0.5
+    label = [-1] * len(group)
+    for start in range(len(group)):
+        if label[start] >= 0:
+            continue
+        label[start], todo = start, [start]
+        while todo:
+            i = todo.pop()
+            for j in np.flatnonzero(near[i]):
+                if label[j] < 0:
+                    label[j] = start
+                    todo.append(int(j))
+    out = [[group[i] for i in range(len(group)) if label[i] == k] for k in sorted(set(label))]
+    return [part for part in out if len(part) >= 2] if len(out) > 1 else []
 
 
 _STEP = ((-1, 0), (0, 1), (1, 0), (0, -1))  # (rows, cols) across a piece's top, right, bottom, left side
