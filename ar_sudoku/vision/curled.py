@@ -180,14 +180,17 @@ def _from_pieces(pieces: list[tuple[float, np.ndarray]], probe: np.ndarray, min_
 
     The holes of the line pattern are quads of one size; when 7+ boxes (or 60+
     cells) are found, their hull is the inside of the grid's border. When the pieces of one size do not make one
-    grid, each cluster of them that lies apart does (:func:`_clusters`): two puzzles of one size side by side on
-    a page, both merged with the print around them, give twice the boxes.
+    grid, each cluster of them that lies apart may (:func:`_clusters`): two puzzles of one size side by side on
+    a page, both merged with the print around them, give twice the boxes. A cluster must look like a grid
+    (``min_score``): nine squares of a calendar beside the puzzle are a lattice of pieces too.
     """
     best: GridQuad | None = None
     for ref, _ in pieces[:20]:
         group = [c for a, c in pieces if 0.65 * ref < a < 1.5 * ref]
         for want, enough in ((9, 7), (81, 60)):
-            found = _rebuilt(group, ref, want, enough, probe, min_score, area_min)
+            # the lattice of pieces is itself evidence of a grid: faint thin lines, or handwriting in every cell,
+            # may score low (a page written on in every cell scores a third of its printed twin)
+            found = _rebuilt(group, ref, want, enough, probe, 0.2 * min_score, area_min)
             parts = _clusters(group, ref) if found is None and len(group) > enough else []
             for part in parts:
                 one = _rebuilt(part, ref, want, enough, probe, min_score, area_min)
@@ -200,9 +203,10 @@ def _from_pieces(pieces: list[tuple[float, np.ndarray]], probe: np.ndarray, min_
     return best
 
 
-def _rebuilt(group: list[np.ndarray], ref: float, want: int, enough: int, probe: np.ndarray, min_score: float,
+def _rebuilt(group: list[np.ndarray], ref: float, want: int, enough: int, probe: np.ndarray, least: float,
              area_min: float) -> GridQuad | None:
-    """The grid whose ``want`` boxes (or cells) of area about ``ref`` are ``group`` (``enough`` of them at least)."""
+    """The grid whose ``want`` boxes (or cells) of area about ``ref`` are ``group`` (``enough`` of them at least),
+    scoring ``least`` or more."""
     if not enough <= len(group) <= want + 2:
         return None
     hull = cv2.convexHull(np.vstack(group))
@@ -211,10 +215,8 @@ def _rebuilt(group: list[np.ndarray], ref: float, want: int, enough: int, probe:
     quad = _quad_from_contour(hull)
     if quad is None or cv2.contourArea(quad) < area_min or not _lattice_fits(group, quad, want, enough):
         return None
-    # the lattice of pieces is itself evidence of a grid: faint thin lines, or handwriting in every
-    # cell, may score low (a page written on in every cell scores a third of its printed twin)
     score = structure_score(probe, quad)
-    return GridQuad(quad, score) if score >= 0.2 * min_score else None
+    return GridQuad(quad, score) if score >= least else None
 
 
 # pieces whose centres lie within this many piece sides are neighbours in one grid (a box's neighbour across a
