@@ -179,10 +179,7 @@ def _from_pieces(pieces: list[tuple[float, np.ndarray]], probe: np.ndarray, min_
     """Rebuild a grid whose outline merged with other print, from its 9 boxes or 81 cells (``_pieces``).
 
     The holes of the line pattern are quads of one size; when 7+ boxes (or 60+
-    cells) are found, their hull is the inside of the grid's border. When the pieces of one size do not make one
-    grid, each cluster of them that lies apart may (:func:`_clusters`): two puzzles of one size side by side on
-    a page, both merged with the print around them, give twice the boxes. A cluster must look like a grid
-    (``min_score``): nine squares of a calendar beside the puzzle are a lattice of pieces too.
+    cells) are found, their hull is the inside of the grid's border.
     """
     best: GridQuad | None = None
     for ref, _ in pieces[:20]:
@@ -191,13 +188,29 @@ def _from_pieces(pieces: list[tuple[float, np.ndarray]], probe: np.ndarray, min_
             # the lattice of pieces is itself evidence of a grid: faint thin lines, or handwriting in every cell,
             # may score low (a page written on in every cell scores a third of its printed twin)
             found = _rebuilt(group, ref, want, enough, probe, 0.2 * min_score, area_min)
-            parts = _clusters(group, ref) if found is None and len(group) > enough else []
-            for part in parts:
-                one = _rebuilt(part, ref, want, enough, probe, min_score, area_min)
-                if one is not None and (found is None or one.score > found.score):
-                    found = one
             if found is not None and (best is None or found.score > best.score):
                 best = found
+        if best is not None:
+            return best
+    return best
+
+
+def _from_clusters(pieces: list[tuple[float, np.ndarray]], probe: np.ndarray, min_score: float,
+                   area_min: float) -> GridQuad | None:
+    """The clearest grid rebuilt from one cluster of pieces of one size that lies apart (:func:`_clusters`), when
+    all the pieces of that size make no grid (:func:`_from_pieces`): two puzzles of one size side by side on a
+    page, both merged with the print around them, give twice the boxes. A cluster must look like a grid
+    (``min_score``): nine squares of a calendar beside the puzzle are a lattice of pieces too."""
+    best: GridQuad | None = None
+    for ref, _ in pieces[:20]:
+        group = [c for a, c in pieces if 0.65 * ref < a < 1.5 * ref]
+        for want, enough in ((9, 7), (81, 60)):
+            if len(group) <= enough:
+                continue
+            for part in _clusters(group, ref):
+                found = _rebuilt(part, ref, want, enough, probe, min_score, area_min)
+                if found is not None and (best is None or found.score > best.score):
+                    best = found
         if best is not None:
             return best
     return best

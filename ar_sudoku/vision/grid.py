@@ -25,6 +25,7 @@ import numpy as np
 from ar_sudoku.vision.curled import (
     _best_curled,
     _fitted,
+    _from_clusters,
     _from_cut_pieces,
     _from_pieces,
     _pieces,
@@ -422,6 +423,14 @@ def by_cut_pieces(k: Look) -> Look:
     return replace(k, found=cut[0], open_sides=cut[1])
 
 
+def by_pieces_apart(k: Look) -> Look:
+    """The pieces of two puzzles of one size side by side, when nothing else was found: each cluster of them on its
+    own (:func:`_from_clusters`)."""
+    if k.found is not None or k.passes == CLEAR:
+        return k
+    return replace(k, found=_from_clusters(k.pieces, k.small, k.min_score, k.area_min))
+
+
 OUTLINE_PASSES: tuple[tuple[str, Callable[[Look], Look]], ...] = (
     ("outline", by_outline),
     ("long lines", by_long_lines),
@@ -432,4 +441,5 @@ OUTLINE_PASSES: tuple[tuple[str, Callable[[Look], Look]], ...] = (
     ("whole of a box", by_whole_of_box),
     ("box lines", by_box_lines),
     ("cut pieces", by_cut_pieces),
+    ("pieces apart", by_pieces_apart),
 )
