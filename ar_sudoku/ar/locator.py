@@ -31,10 +31,10 @@ import numpy as np
 
 from ar_sudoku.vision.cells import edges_evenness, grid_edges, quick_ink, square
 from ar_sudoku.vision.grid import find_grid
-from ar_sudoku.vision.lattice import rotate
+from ar_sudoku.vision.lattice import refine, rotate
 from ar_sudoku.vision.look import cells_in_view
 from ar_sudoku.vision.page_grids import PAGE_GRIDS, inside_frame
-from ar_sudoku.vision.quads import WORK_SIZE, GridQuad, cut_by_frame, to_gray, working_gray
+from ar_sudoku.vision.quads import QUADS, WORK_SIZE, GridQuad, cut_by_frame, to_gray, working_gray
 from ar_sudoku.vision.tracker import GridTracker
 from ar_sudoku.vision.yuv import I420, as_bgr
 
@@ -72,6 +72,9 @@ SPOT_CELLS = 30  # more cells lifted than this (over a third of the grid): the l
 SOFT = 0.75  # the grid's edges fainter than this share of the board's usual: blurred (by a streak any way)
 HALF_CELL = ((0.5, 0.0), (-0.5, 0.0), (0.0, 0.5), (0.0, -0.5))  # cells: half a cell off each way
 MADE_UP = 0.03  # of the diagonal (0.4 cell): a settled board detected this far from where it was, on a streaked frame
+SLOW = 0.03  # of the board's side a frame: moving slower, a tracked board's corners are exact enough to read by
+SNAP = 0.3  # of a cell: how far a drifted board's lines are looked for about where it is tracked (``snapped``)
+SNAP_LINES = 30  # crossings of the 100 that must lie on one plane for the board's lines to be found there
 COAST = 12  # frames the board is held where it last was while a shaking hand's streak hides its crossings
 
 
@@ -291,10 +294,10 @@ class BoardLocator:
             inner = self._inside_edge(tracked, precise, agreeing)
             if inner is not None:
                 quad, found, edge = inner, inner.corners / self.scale, False
-        if tracked is not None and (edge or self._streaked(tracked) and float(
+        if tracked is not None and (edge or self.streaked_at(tracked) and float(
                 np.abs(found - tracked).max()) > SLIP * side(tracked)):
             return Located(tracked, False)  # the page's edge around the grid, or a quad a streaked frame made up
-        if tracked is None and settled and prev is not None and self._streaked(prev) and float(
+        if tracked is None and settled and prev is not None and self.streaked_at(prev) and float(
                 np.abs(found - prev).max()) > MADE_UP * side(prev):
             return self._hold(prev, held)  # the flow lost a settled board in a streak: a detection there is smeared
         lattice = self.lattice
@@ -400,7 +403,7 @@ class BoardLocator:
         if prev is None or held >= COAST:
             return Located(None, False)
         self.held = held + 1
-        return Located(prev, False, held=True, streaked=self._streaked(prev))
+        return Located(prev, False, held=True, streaked=self.streaked_at(prev))
 
     def steady(self, corners: np.ndarray, detected: bool) -> bool:
         """Whole board in view, its corners exact (detected on this frame, or tracked while slow), and the
@@ -416,7 +419,12 @@ class BoardLocator:
             return True
         if self.last_corners is None:
             return False
-        return float(np.abs(corners - self.last_corners).max()) < 0.03 * side(corners)
+        return float(np.abs(corners - self.last_corners).max()) < SLOW * side(corners)
+
+    def rereadable(self, corners: np.ndarray) -> bool:
+        """A settled board may be read again here: moving slower than ``SLOW`` and not streaked. Its print read
+        on a fast pan or smeared by a streak reads as another puzzle's, and its answer would be taken away."""
+        return self.speed <= SLOW and not self.streaked_at(corners)
 
     def blurred(self, corners: np.ndarray) -> bool:
         """The grid's edges less even across and down than on the board's recent frames: a motion streak. While
@@ -431,7 +439,7 @@ class BoardLocator:
         self.relearning = False
         return now < BLUR * usual
 
-    def _streaked(self, corners: np.ndarray) -> bool:
+    def streaked_at(self, corners: np.ndarray) -> bool:
         """``blurred``, without counting the frame in the board's usual evenness; or the grid's edges much
         fainter than usual all ways (a streak along the diagonal blurs across and down alike)."""
         if len(self.evenness) < 5 or len(self.edges) < 5:
@@ -519,6 +527,27 @@ class BoardLocator:
         k = self.scale
         lattice = None if self.lattice is None else moved(self.lattice) * k
         return square(self.small, moved(corners) * k, 12, lattice, centred=True)
+
+    def snapped(self, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray | None] | None:
+        """The board moved back onto the grid's lines about where it is tracked (a curled board's lattice with it):
+        each crossing looked for within ``SNAP`` of a cell, and the board moved by the one plane's motion that
+        ``SNAP_LINES`` of them agree on. The flow lets a small, faint board drift most of a cell at one side, where
+        the detector may not find it again. None where too few lines agree."""
+        k = self.scale
+        lattice = self.lattice
+        guess = lattice * k if lattice is not None else GridQuad(np.asarray(corners, np.float32) * k, 0.0).crossings()
+        found, contrast = refine(self.small, guess, cell=QUADS.probe, reach=SNAP, rounds=1)
+        if contrast <= 0:
+            return None
+        motion, inliers = cv2.findHomography(guess.reshape(-1, 2), found.reshape(-1, 2), cv2.RANSAC, 1.5)
+        if motion is None or int(inliers.sum()) < SNAP_LINES:
+            return None
+
+        def moved(points: np.ndarray) -> np.ndarray:
+            pts = (np.asarray(points, np.float32) * k).reshape(-1, 1, 2)
+            return (cv2.perspectiveTransform(pts, motion) / k).reshape(np.shape(points)).astype(np.float32)
+
+        return moved(corners), None if lattice is None else moved(lattice)
 
     def undo_slip(self, loc: Located) -> Located:
         """The board where the flow had it before a detection moved it (``Located.tracked``), tracked from there."""

@@ -56,30 +56,28 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 import numpy as np
 
 from ar_sudoku.ar import killer_live
-from ar_sudoku.ar.killer_live import KillerSight
 from ar_sudoku.ar.killer_marks import plan_killer
 from ar_sudoku.ar.ledger import EntryLedger
 from ar_sudoku.ar.locator import BoardLocator, Located
 from ar_sudoku.ar.machine import TABLE, Action, Event, State
 from ar_sudoku.ar.marks import Marks, Mode, plan_marks
 from ar_sudoku.ar.overlay import OverlayRenderer
+from ar_sudoku.ar.session_types import BoardReading, CellsSeen, FrameResult, SessionConfig
 from ar_sudoku.ar.sized import draw_answers
 from ar_sudoku.ar.sized_board import SizedBoard
-from ar_sudoku.ar.solve_worker import SolveHandle, SolveWorker
+from ar_sudoku.ar.solve_worker import SolveWorker
 from ar_sudoku.ar.votes import agrees, mean
-from ar_sudoku.ar.witness import PageWitness, Verdict
-from ar_sudoku.sudoku.killer import Cage
+from ar_sudoku.ar.witness import Verdict
 from ar_sudoku.sudoku.rules import AS_PRINT, BoardResult, Reading
 from ar_sudoku.sudoku.vocabulary import Status
-from ar_sudoku.sudoku.written import Written
 from ar_sudoku.vision.checking import written_part
 from ar_sudoku.vision.digits import DigitReader
-from ar_sudoku.vision.kinds import CellKinds, KindReader, sure_of_writing
+from ar_sudoku.vision.kinds import KindReader, sure_of_writing
 from ar_sudoku.vision.lattice import bend_of
 from ar_sudoku.vision.look import roll_of, shifted
 from ar_sudoku.vision.orient import read_grid, read_oriented
@@ -87,7 +85,6 @@ from ar_sudoku.vision.passes import KIND_PASSES, CellRecord, Inputs, run
 from ar_sudoku.vision.quads import QUADS, working_gray
 from ar_sudoku.vision.reading import process_image
 from ar_sudoku.vision.turns import turn_to
-from ar_sudoku.vision.writing import EntryOpinion
 from ar_sudoku.vision.yuv import I420, as_bgr
 
 __all__ = ["ARSession", "FrameResult", "Located", "SessionConfig", "State"]
@@ -96,77 +93,6 @@ SIZED_MODES = "checks and hints are for 9x9 puzzles: a grid of another size show
 UNLIKE_GONE = 3  # frames in a row the solved page's look is not where its board is tracked: the board is gone
 NEIGHBOURS = tuple((dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1))  # where it is, and a cell off any way
 SEEN_LEAST = 9  # cells of a page partly out of view that must be in the picture to judge its ink (a row's worth)
-
-
-@dataclass(frozen=True, kw_only=True)
-class FrameResult:
-    """What one frame showed: feeds the overlay, the status display and the JSONL log alike
-    (its JSON: ``io.records.frame_json``)."""
-
-    frame: int
-    status: Status  # one of the live states
-    corners: np.ndarray | None
-    givens: str | None
-    solution: str | None  # the solution drawn on this frame, or None
-    t_ms: float
-    timings: dict[str, float] = field(default_factory=dict)
-    message: str = ""
-    marks: Marks | None = None  # what the display mode draws on this frame (None: nothing)
-    lattice: np.ndarray | None = None  # a curled page's 10x10 crossings (None: flat, from the corners)
-    written: Written | None = None  # what the person has written, when the cells' kinds are read
-    puzzle: int | None = None  # the puzzle's track on a page (``ar.page``), stable while it stays in view
-    puzzles: tuple[FrameResult, ...] = ()  # a page's frame: every puzzle in view, in reading order; this
-    # result's own fields are the first one's (or nothing found), so a reader of one puzzle keeps working
-    box: tuple[int, int] = (3, 3)  # a 4x4, 6x6 or 16x16 grid's boxes (``ar.sized_board``): givens and solution
-    symbols: str = "1-9"  # are n*n of the solver's symbols; the page prints its values in this style
-    cages: tuple[Cage, ...] | None = None  # a killer page's cages (its givens and solution beside them)
-
-    @property
-    def size(self) -> int:
-        return self.box[0] * self.box[1]
-
-
-@dataclass
-class SessionConfig:
-    votes: int = 2  # readings averaged before the first solve (a third, and later ones, solve again if they differ)
-    window: int = 5  # the newest readings kept for the vote
-    recheck_every: int = 6  # frames between re-reads of a solved board
-    redetect_every: int = 10  # frames between re-detections while tracking
-    mismatch_new: int = 5  # confident cells that disagree: a different puzzle
-    pattern_mismatch: int = 12  # cells whose ink disagrees with the givens: not this puzzle (now)
-    solve_timeout: float = 1.5
-    work_side: int = 1280  # detect and track on frames no larger than this (long side)
-    # None (live): never wait for the solver. k: every solve's answer is taken k frames after its submission,
-    # waited for if still running and never taken sooner, so the frame a board locks on depends on the frames
-    # alone, not on the machine's load (tests, and any run that must be reproducible)
-    solve_lag: int | None = None
-
-
-@dataclass
-class BoardReading:
-    """What the session has read of the board in view; forgotten as a whole when another board comes."""
-
-    votes: list[Reading] = field(default_factory=list)
-    prints: list[Reading] = field(default_factory=list)  # the same frames read as print alone ("entries" too)
-    givens: str | None = None
-    result: BoardResult | None = None
-    handle: SolveHandle | None = None
-    oriented: bool = False  # the reading found which way up the puzzle is
-    since_read: int = 0  # frames since the last re-read of a settled board
-    submitted: str | None = None  # the last vote handed to the solver (its cache key)
-    submitted_at: int = -1  # the frame it was handed over on
-    doubted: bool = False  # once read without a solution: the board is detected precisely from then on
-    witness: PageWitness = field(default_factory=PageWitness)  # the solved page's look, judged on every frame
-    killer: KillerSight = field(default_factory=KillerSight)  # the board read as a killer page (``ar.killer_live``)
-
-
-@dataclass(frozen=True)
-class CellsSeen:
-    """The last reading's cell kinds (printed, written, pencilled, blank) and what it made of them."""
-
-    kinds: CellKinds
-    second: EntryOpinion  # the entry-digit model on that reading's frame, asked about odd entries
-    printed: Reading  # the printed digits alone
 
 
 class ARSession:
@@ -418,7 +344,7 @@ class ARSession:
     def _recheck(self, corners: np.ndarray) -> np.ndarray:
         """SOLVED, SUSPECT: re-read now and then; a different puzzle is suspected, then confirmed."""
         self.board.since_read += 1
-        if self.board.since_read < self.cfg.recheck_every:
+        if self.board.since_read < self.cfg.recheck_every or not self.locator.rereadable(corners):
             return corners
         corners, reading = self._read(corners)
         self.board.since_read = 0
@@ -606,12 +532,15 @@ class ARSession:
         self._poll()
         result = self._result(corners, t0, timings)
         if steady and corners is not None and result.solution is not None:
-            self._remember(corners)
+            self._remember(corners, loc.detected)
         return result
 
-    def _remember(self, corners: np.ndarray) -> None:
+    def _remember(self, corners: np.ndarray, detected: bool) -> None:
         """A steady, sharp frame whose drawing was confirmed by the ink: the witness keeps its look, unless it
-        looks unlike the page it knows (a page slipped in with the same pattern of givens is not learnt)."""
+        looks unlike the page it knows (a page slipped in with the same pattern of givens is not learnt). A look
+        only in doubt (``UNSURE``) is learnt where the grid was detected on this frame: the flow lets a board
+        drift a third of a cell while the look is learnt along, and the detection that sets it right looks unlike
+        that (a page panned on was lost three frames after)."""
         witness = self.board.witness
         seen = self.locator.seen(corners)
         if not seen.all():
@@ -620,7 +549,8 @@ class ARSession:
         at, verdict = self._judged if self._judged is not None else (None, Verdict.UNSURE)
         if at is None or not np.array_equal(at, corners):  # righted or re-read since it was judged
             verdict = witness.judge(squared, seen)[0]
-        if not witness.known or verdict is Verdict.SAME:
+        if not witness.known or verdict is Verdict.SAME or (
+                detected and verdict is Verdict.UNSURE and not witness.maybe_turned()):
             witness.remember(squared)
 
     def _find(self) -> Located:
@@ -641,6 +571,8 @@ class ARSession:
         self._judged = None
         if settled and loc.corners is not None:
             loc = self._witnessed(loc)
+        if settled and loc.corners is not None and not (loc.held or loc.detected or self.unlike):
+            loc = self._undrifted(loc)
         if loc.held and loc.corners is not None and not self._same_pattern(loc.corners):
             # not the board blurred where it was: the givens' ink is gone, and so is the board
             loc, self.streaked = Located(None, False), False
@@ -653,6 +585,20 @@ class ARSession:
         elif self.state is State.SEARCHING:
             self._fire(Event.FOUND)
         return loc
+
+    def _undrifted(self, loc: Located) -> Located:
+        """A tracked board whose givens' ink is not where they are: drifted off its lines (``locator.snapped``), and
+        tracked from its lines again when its givens' ink is there."""
+        assert loc.corners is not None
+        if self._same_pattern(loc.corners):
+            return loc
+        snapped, lattice = self.locator.snapped(loc.corners) or (None, None)
+        before, self.locator.lattice = self.locator.lattice, lattice
+        if snapped is None or not self._same_pattern(snapped):
+            self.locator.lattice = before
+            return loc
+        self.locator.relocate(snapped)
+        return replace(loc, corners=snapped)
 
     def _witnessed(self, loc: Located) -> Located:
         """The solved page's look at the board (``ar.witness``): a page turned while the tracker blinked is righted
