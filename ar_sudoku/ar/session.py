@@ -571,7 +571,7 @@ class ARSession:
         self._judged = None
         if settled and loc.corners is not None:
             loc = self._witnessed(loc)
-        if settled and loc.corners is not None and not (loc.held or loc.detected or self.unlike):
+        if settled and loc.corners is not None and not (loc.held or loc.detected):
             loc = self._undrifted(loc)
         if loc.held and loc.corners is not None and not self._same_pattern(loc.corners):
             # not the board blurred where it was: the givens' ink is gone, and so is the board
@@ -587,18 +587,22 @@ class ARSession:
         return loc
 
     def _undrifted(self, loc: Located) -> Located:
-        """A tracked board whose givens' ink is not where they are: drifted off its lines (``locator.snapped``), and
-        tracked from its lines again when its givens' ink is there."""
+        """A tracked board whose page looks unlike itself there, or whose givens' ink is not where they are, may have
+        drifted off its lines (``locator.snapped``): tracked from its lines again where its givens' ink is, and
+        its page looks like itself (in doubt only, where the ink alone failed)."""
         assert loc.corners is not None
-        if self._same_pattern(loc.corners):
+        if not self.unlike and self._same_pattern(loc.corners):
             return loc
         snapped, lattice = self.locator.snapped(loc.corners) or (None, None)
         before, self.locator.lattice = self.locator.lattice, lattice
-        if snapped is None or not self._same_pattern(snapped):
-            self.locator.lattice = before
-            return loc
-        self.locator.relocate(snapped)
-        return replace(loc, corners=snapped)
+        if snapped is not None and self._same_pattern(snapped):
+            verdict = self.board.witness.judge(self.locator.squared(snapped), self.locator.seen(snapped))[0]
+            if verdict is Verdict.SAME or (verdict is Verdict.UNSURE and not self.unlike):
+                self.locator.relocate(snapped)
+                self._judged, self.unlike, self._unlike_run = (snapped, verdict), False, 0
+                return replace(loc, corners=snapped)
+        self.locator.lattice = before
+        return loc
 
     def _witnessed(self, loc: Located) -> Located:
         """The solved page's look at the board (``ar.witness``): a page turned while the tracker blinked is righted
