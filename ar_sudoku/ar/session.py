@@ -63,7 +63,7 @@ import numpy as np
 from ar_sudoku.ar import killer_live
 from ar_sudoku.ar.killer_marks import plan_killer
 from ar_sudoku.ar.ledger import EntryLedger
-from ar_sudoku.ar.locator import BoardLocator, Located
+from ar_sudoku.ar.locator import SLOW, BoardLocator, Located
 from ar_sudoku.ar.machine import TABLE, Action, Event, State
 from ar_sudoku.ar.marks import Marks, Mode, plan_marks
 from ar_sudoku.ar.overlay import OverlayRenderer
@@ -589,13 +589,15 @@ class ARSession:
     def _undrifted(self, loc: Located) -> Located:
         """A tracked board whose page looks unlike itself there, or whose givens' ink is not where they are, may have
         drifted off its lines (``locator.snapped``): tracked from its lines again where its givens' ink is, and
-        its page looks like itself (in doubt only, where the ink alone failed)."""
+        its page looks like itself (in doubt only, where the ink alone failed), on a sharp frame of a board that was
+        not moving (a page swapped in under a streak, its lines snapped to, passed the ink check of the page
+        before: the answer went on the new page)."""
         assert loc.corners is not None
-        if not self.unlike and self._same_pattern(loc.corners):
-            return loc
+        if (not self.unlike and self._same_pattern(loc.corners)) or self.locator.speed > SLOW:
+            return loc  # (a moving board: its lines are not sharp enough to be put back on)
         snapped, lattice = self.locator.snapped(loc.corners) or (None, None)
         before, self.locator.lattice = self.locator.lattice, lattice
-        if snapped is not None and self._same_pattern(snapped):
+        if snapped is not None and not self.locator.streaked_at(snapped) and self._same_pattern(snapped):
             verdict = self.board.witness.judge(self.locator.squared(snapped), self.locator.seen(snapped))[0]
             if verdict is Verdict.SAME or (verdict is Verdict.UNSURE and not self.unlike):
                 self.locator.relocate(snapped)
