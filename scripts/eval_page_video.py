@@ -48,6 +48,9 @@ class Figures:
     drawn: dict[int, int] = field(default_factory=dict)  # puzzle -> of those, its answer drawn
     wrong_puzzle: int = 0  # frames with another puzzle's answer drawn on a puzzle
     wrong_answer: int = 0  # frames with an answer that is no puzzle's of the page (or off all of them)
+    # puzzle -> frames its right answer is drawn over it, but a corner more than half a cell off its grid's (counted
+    # in ``drawn`` too: which puzzle an answer is over says nothing of how well it sits on its cells)
+    misplaced: dict[int, int] = field(default_factory=dict)
     t_ms: dict[int, list[float]] = field(default_factory=dict)  # puzzles drawn on the frame -> its t_ms
 
     def worst_lock(self) -> int | None:
@@ -69,9 +72,11 @@ class Figures:
             mine = [s for s in self.stretches if s.puzzle == j]
             locks = ", ".join(f"{s.start}-{s.end}: " + ("never" if s.latency is None else f"{s.latency}")
                               + (" (glimpse)" if s.end - s.start + 1 < SHORT else "") for s in mine)
+            off = self.misplaced.get(j, 0)
             out.append(f"  puzzle {j}: in view {self.in_view[j]} frames, its answer drawn on {self.drawn[j]} "
-                       f"({100 * self.drawn[j] / max(self.in_view[j], 1):.1f}%); frames to lock per stretch "
-                       f"in view [{locks}]")
+                       f"({100 * self.drawn[j] / max(self.in_view[j], 1):.1f}%)"
+                       + (f", {off} of them over half a cell off" if off else "")
+                       + f"; frames to lock per stretch in view [{locks}]")
         for n in sorted(self.t_ms):
             xs = self.t_ms[n]
             out.append(f"  t_ms with {n} answers drawn: median {statistics.median(xs):.2f}, "
@@ -82,6 +87,14 @@ class Figures:
 def _inside(corners: list, point: np.ndarray) -> bool:
     poly = np.float32(corners).reshape(-1, 1, 2)
     return cv2.pointPolygonTest(poly, (float(point[0]), float(point[1])), False) >= 0
+
+
+def _off(corners: list, truth: list) -> float:
+    """How far a drawn board's corners are from its grid's, in the grid's cells (in any order of corners: a page
+    read turned is drawn turned)."""
+    got, want = np.float32(corners), np.float32(truth)
+    cell = float(np.linalg.norm(want - np.roll(want, -1, axis=0), axis=1).mean()) / 9
+    return min(float(np.abs(np.roll(got, k, axis=0) - want).max()) for k in range(4)) / max(cell, 1e-6)
 
 
 def compare(truth: list[dict], log: list[dict]) -> Figures:
@@ -104,6 +117,8 @@ def compare(truth: list[dict], log: list[dict]) -> Figures:
             at = next((j for j, q in enumerate(truths) if _inside(q["corners"], centre)), None)
             if at is not None and p["solution"] == solutions[at]:
                 right_on.add(at)
+                if truths[at]["visible"] and _off(p["corners"], truths[at]["corners"]) > 0.5:
+                    fig.misplaced[at] = fig.misplaced.get(at, 0) + 1
             elif p["solution"] in solutions:
                 fig.wrong_puzzle += 1
             else:

@@ -132,3 +132,17 @@ def test_a_puzzle_pasted_with_its_photo_edge_round_it_is_tracked_on_its_grid_not
     assert fig.wrong_puzzle == 0 and fig.wrong_answer == 0
     assert fig.drawn[1] >= 0.9 * fig.in_view[1] > 0
     assert fig.worst_lock() is not None and fig.worst_lock() <= 5
+
+
+def test_an_answer_over_its_puzzle_but_half_a_cell_off_is_counted_misplaced():
+    # the judge counts which puzzle an answer is over (``drawn``) and, apart, how well it sits on its cells
+    import eval_page_video
+
+    grid = [[100.0, 100.0], [370.0, 100.0], [370.0, 370.0], [100.0, 370.0]]  # 30 px cells
+    truth = [{"frame": f, "puzzles": [{"corners": grid, "visible": True, "solution": "1" * 81}]} for f in range(3)]
+    off = [[x + dx, y] for (x, y), dx in zip(grid, (0.0, 20.0, 20.0, 0.0))]  # the right side two thirds of a cell out
+    rolled = grid[1:] + grid[:1]  # a page read turned is drawn turned: still in place
+    log = [{"t_ms": 1.0, "puzzles": [{"corners": c, "solution": "1" * 81}]} for c in (grid, off, rolled)]
+    fig = eval_page_video.compare(truth, log)
+    assert fig.drawn[0] == 3 and fig.misplaced == {0: 1}
+    assert "1 of them over half a cell off" in fig.lines()[1]
