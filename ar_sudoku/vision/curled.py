@@ -8,6 +8,7 @@ when no flat grid is clear.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import cv2
@@ -182,8 +183,7 @@ def _from_pieces(pieces: list[tuple[float, np.ndarray]], probe: np.ndarray, min_
     cells) are found, their hull is the inside of the grid's border.
     """
     best: GridQuad | None = None
-    for ref, _ in pieces[:20]:
-        group = [c for a, c in pieces if 0.65 * ref < a < 1.5 * ref]
+    for ref, group in _by_size(pieces):
         for want, enough in ((9, 7), (81, 60)):
             # the lattice of pieces is itself evidence of a grid: faint thin lines, or handwriting in every cell,
             # may score low (a page written on in every cell scores a third of its printed twin)
@@ -202,8 +202,7 @@ def _from_clusters(pieces: list[tuple[float, np.ndarray]], probe: np.ndarray, mi
     page, both merged with the print around them, give twice the boxes. A cluster must look like a grid
     (``min_score``): nine squares of a calendar beside the puzzle are a lattice of pieces too."""
     best: GridQuad | None = None
-    for ref, _ in pieces[:20]:
-        group = [c for a, c in pieces if 0.65 * ref < a < 1.5 * ref]
+    for ref, group in _by_size(pieces):
         for want, enough in ((9, 7), (81, 60)):
             if len(group) <= enough:
                 continue
@@ -214,6 +213,13 @@ def _from_clusters(pieces: list[tuple[float, np.ndarray]], probe: np.ndarray, mi
         if best is not None:
             return best
     return best
+
+
+def _by_size(pieces: list[tuple[float, np.ndarray]]) -> Iterator[tuple[float, list[np.ndarray]]]:
+    """For each of the 20 largest pieces, in turn: its area and every piece of about its size (a grid's boxes, or
+    its cells)."""
+    for ref, _ in pieces[:20]:
+        yield ref, [c for a, c in pieces if 0.65 * ref < a < 1.5 * ref]
 
 
 def _rebuilt(group: list[np.ndarray], ref: float, want: int, enough: int, probe: np.ndarray, least: float,
