@@ -87,6 +87,9 @@ class Look:
 
 def pick_look(rng: np.random.Generator, faces: list[Path]) -> Look:
     """A page's look, drawn from the seed."""
+    if not faces:  # a fresh machine: the font packages are not installed (a numpy error said nothing of it)
+        raise SystemExit("print_pages: no print faces installed for generator P; install the font packages "
+                         "scripts/train_cells.py lists (apt-get install -y fonts-urw-base35 fonts-liberation ...)")
     cell = int(rng.integers(40, 90))
     inks = [(0, 0, 0), (25, 25, 25), (70, 70, 70), (110, 110, 110), (20, 30, 110), (140, 20, 20), (0, 80, 40)]
     ink = inks[int(rng.choice(len(inks), p=[0.35, 0.2, 0.12, 0.08, 0.1, 0.1, 0.05]))]
