@@ -187,14 +187,14 @@ def test_a_page_put_back_turned_keeps_its_answer_in_its_cells(reader, kinds, tmp
     assert len(right) >= len(after) - 3
 
 
-def test_a_still_page_shows_its_answer_on_the_third_frame(reader, kinds):
-    """Two readings agree enough to solve (``SessionConfig.votes``): read on frames 0 and 1, solved while frame 1
-    is shown (the solve waited for one frame, as the scoreboard does), drawn from frame 2 on."""
+def test_a_still_page_shows_its_answer_on_the_second_frame(reader, kinds):
+    """A page at rest is solved on its first reading (``SessionConfig.still_votes``): read on frame 0, solved
+    while frame 1 is shown (the solve waited for one frame, as the scoreboard does), drawn from frame 1 on."""
     frame, truth = frame_of(0, angle=4)
     log = run([frame] * 6, reader, kinds)
-    assert not shown(log[1])
-    assert all(verdict(p, truth)[0] == "right" for rec in log[2:] for p in shown(rec))
-    assert all(shown(rec) for rec in log[2:])
+    assert not shown(log[0])
+    assert all(verdict(p, truth)[0] == "right" for rec in log[1:] for p in shown(rec))
+    assert all(shown(rec) for rec in log[1:])
 
 
 def test_a_page_pulled_away_takes_its_answer_with_it(reader, kinds):

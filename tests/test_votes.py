@@ -61,10 +61,34 @@ def _slip_then_read(s: ARSession, givens: str) -> int:
 
 
 def test_a_board_that_slips_while_its_votes_are_gathered_gets_them_back_from_a_reading_that_agrees(session):
-    assert _slip_then_read(session, EASY) == 2  # two votes: the reading goes to the solver on this frame
+    assert _slip_then_read(session, EASY) == 2  # its votes back: their mean goes to the solver on this frame
     assert session.state is State.SOLVING
 
 
 def test_another_puzzle_in_view_after_a_slip_is_read_afresh(session):
-    assert _slip_then_read(session, HARDEST) == 1
-    assert session.state is State.READING
+    assert _slip_then_read(session, HARDEST) == 1  # the other page's votes are not this one's
+    assert session.state is State.SOLVING and session.board.givens == HARDEST  # solved on its own reading
+
+
+def test_a_still_page_is_solved_on_its_first_reading_and_a_moving_one_on_its_second(session):
+    """One reading of a page at rest goes to the solver at once (the lock a frame sooner); a moving page's first
+    reading (a pan's streak, a corner a little off) waits for a second to be averaged with."""
+    corners = np.float32([[0, 0], [90, 0], [90, 90], [0, 90]])
+
+    def read(c: np.ndarray) -> tuple[np.ndarray, Reading]:
+        session.board.oriented = True
+        return c, reading(EASY)
+
+    session._read = read  # type: ignore[method-assign]
+    session.state = State.READING
+    session.locator.speed = 0.1  # a tenth of its side a frame: moving
+    session._vote(corners)
+    assert session.state is State.READING and len(session.board.votes) == 1
+    session._vote(corners)
+    assert session.state is State.SOLVING
+
+    session._fire(Event.SLIPPED)  # another board: read afresh
+    session.board.votes, session._aside = [], []
+    session.locator.speed = 0.0
+    session._vote(corners)
+    assert session.state is State.SOLVING and len(session.board.votes) == 1

@@ -289,6 +289,13 @@ class BoardLocator:
         if quad is None:
             return self._hold(prev, held) if tracked is None and settled else Located(tracked, False)
         found = quad.corners / self.scale
+        h, w = self.frame.shape[:2]
+        if tracked is None and settled and self.speed > SLOW and (
+                (found < 0).any() or (found[:, 0] > w).any() or (found[:, 1] > h).any()):
+            # a settled board the flow lost while it moves fast, found with a corner beyond the picture: a grid
+            # sliding out, its last column cut, is fitted narrower than it is: held as when nothing is found, not
+            # restarted from that fit (the flow lost the board that was)
+            return self._hold(prev, held)
         edge = not doubtful and _surrounds(found, tracked) if tracked is not None else False
         if edge and tracked is not None and not settled:  # once solved the flow holds it closer than such a window
             inner = self._inside_edge(tracked, precise, agreeing)

@@ -321,7 +321,10 @@ class ARSession:
             board.votes = [*board.votes, reading][-self.cfg.window :]
             if self.cells is not None:
                 board.prints = [*board.prints, self.cells.printed][-self.cfg.window :]
-        if len(board.votes) >= self.cfg.votes and board.handle is None:
+        # a still page's first reading is solved at once; a moving one's (a pan's streak, a corner a little off)
+        # waits for a second to be averaged with: alone it was unsolvable more often, and held the lock back
+        need = self.cfg.still_votes if self.locator.speed <= SLOW else self.cfg.votes
+        if len(board.votes) >= need and board.handle is None:
             voted = self._voted()
             as_print = self._as_print(voted)
             if self._cache_key(voted.givens, as_print) != board.submitted:

@@ -52,7 +52,8 @@ class FrameResult:
 
 @dataclass
 class SessionConfig:
-    votes: int = 2  # readings averaged before the first solve (a third, and later ones, solve again if they differ)
+    votes: int = 2  # readings averaged before the first solve of a moving board (later ones solve again if they differ)
+    still_votes: int = 1  # ... of a board at rest (``locator.SLOW``): one reading of a still page is solved at once
     window: int = 5  # the newest readings kept for the vote
     recheck_every: int = 6  # frames between re-reads of a solved board
     redetect_every: int = 10  # frames between re-detections while tracking
