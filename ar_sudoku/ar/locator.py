@@ -289,12 +289,7 @@ class BoardLocator:
         if quad is None:
             return self._hold(prev, held) if tracked is None and settled else Located(tracked, False)
         found = quad.corners / self.scale
-        h, w = self.frame.shape[:2]
-        if tracked is None and settled and self.speed > SLOW and (
-                (found < 0).any() or (found[:, 0] > w).any() or (found[:, 1] > h).any()):
-            # a settled board the flow lost while it moves fast, found with a corner beyond the picture: a grid
-            # sliding out, its last column cut, is fitted narrower than it is: held as when nothing is found, not
-            # restarted from that fit (the flow lost the board that was)
+        if tracked is None and settled and self._not_restarted(found, prev):
             return self._hold(prev, held)
         edge = not doubtful and _surrounds(found, tracked) if tracked is not None else False
         if edge and tracked is not None and not settled:  # once solved the flow holds it closer than such a window
@@ -304,15 +299,23 @@ class BoardLocator:
         if tracked is not None and (edge or self.streaked_at(tracked) and float(
                 np.abs(found - tracked).max()) > SLIP * side(tracked)):
             return Located(tracked, False)  # the page's edge around the grid, or a quad a streaked frame made up
-        if tracked is None and settled and prev is not None and self.streaked_at(prev) and float(
-                np.abs(found - prev).max()) > MADE_UP * side(prev):
-            return self._hold(prev, held)  # the flow lost a settled board in a streak: a detection there is smeared
         lattice = self.lattice
         loc = self._take(quad, tracked, prev)
         assert loc.corners is not None
         if settled and tracked is not None and float(np.abs(loc.corners - tracked).max()) > MADE_UP * side(tracked):
             loc = replace(loc, tracked=tracked, tracked_lattice=lattice)
         return loc
+
+    def _not_restarted(self, found: np.ndarray, prev: np.ndarray | None) -> bool:
+        """Whether a settled board the flow lost is held as when nothing is found rather than restarted from the
+        detection ``found``: one with a corner beyond the picture while the board moves fast (a grid sliding out,
+        its last column cut, is fitted narrower than it is), or one more than ``MADE_UP`` from where a streak
+        smeared the board (a detection there is smeared)."""
+        h, w = self.frame.shape[:2]
+        if self.speed > SLOW and ((found < 0).any() or (found[:, 0] > w).any() or (found[:, 1] > h).any()):
+            return True
+        return prev is not None and self.streaked_at(prev) and float(
+            np.abs(found - prev).max()) > MADE_UP * side(prev)
 
     def _flow(self) -> np.ndarray | None:
         """The board tracked by the optical flow onto this frame (full-size pixels), or by the page's motion
