@@ -218,6 +218,40 @@ def test_a_glare_on_grey_paper_falling_off_is_a_glare_and_a_shadow_is_still_a_sh
     assert uneven(corner, *span(corner)) and glare_gain(corner, corner) is None
 
 
+def test_a_page_that_shades_alternate_boxes_is_no_glare_and_its_shaded_print_stays_inked():
+    """A page printing its boxes on grey and white by turns: its white boxes stand above the grey rows and columns
+    of boxes around them as a glare's spot would, and were given a glare's gain (white 243 over grey 202: x2), so
+    the print in its grey boxes fell under the ink check's half and the live answer was held back on one frame
+    in seven while the page lay in full view (scoreboard generator P, page 5). Box by box, it is the paper."""
+    from ar_sudoku.vision.cells import glare_gain, is_spot, quick_ink, shaded_boxes
+
+    rng = np.random.default_rng(3)
+    box = np.add.outer(np.arange(9) // 3, np.arange(9) // 3) % 2  # 1: a grey box (four of nine)
+    for light, grey in ((243, 202), (200, 150), (235, 215)):
+        levels = np.where(box == 1, grey, light) + rng.normal(0, 2, (9, 9))
+        levels[rng.random((9, 9)) < 0.15] -= 15  # a digit's ink pulls its cell's median down a little
+        levels = levels.astype(np.float32)
+        assert shaded_boxes(levels) == (light - grey >= 0.35 * (255 - grey))
+    levels = np.where(box == 1, 202.0, 243.0).astype(np.float32)
+    assert shaded_boxes(levels) and not is_spot(levels) and glare_gain(levels, levels) is None
+    # drawn: dark print in every cell, half the white cells' paper a little darker (a blur of their print, as in
+    # the video), so the page's typical paper is under ``bright_paper``: the grey boxes' print as inked as the rest
+    cell = 40
+    uneven_white = np.where((box == 0) & (np.add.outer(np.arange(9), np.arange(9)) % 2 == 1), 230.0, levels)
+    page = np.kron(uneven_white, np.ones((cell, cell), np.float32)).astype(np.uint8)
+    for r, c in np.ndindex(9, 9):
+        cv2.putText(page, "8", (c * cell + 10, r * cell + 32), cv2.FONT_HERSHEY_SIMPLEX, 1.0, 60, 3)
+    corners = np.float32([[0, 0], [9 * cell, 0], [9 * cell, 9 * cell], [0, 9 * cell]])
+    assert (quick_ink(page, corners, expect=np.ones(81, bool)) > 0.5).all()
+    # a lamp's fall-off across the page, and a glare's spot on a page shaded so, are not shaded boxes
+    yy, xx = np.mgrid[0:9, 0:9].astype(np.float32)
+    falling = (170.0 + 50.0 * xx / 8).astype(np.float32)
+    assert not shaded_boxes(falling)
+    spot = 120.0 * np.exp(-((yy - 4) ** 2 + (xx - 4) ** 2) / 3.0)
+    glared = np.minimum(160.0 + spot, 250.0).astype(np.float32)
+    assert not shaded_boxes(glared) and is_spot(glared)
+
+
 @pytest.mark.parametrize("n", [4, 6, 16])
 def test_a_grid_of_another_size_in_uneven_light_is_normalised_as_a_shadowed_one(n):
     """A 4 x 4, 6 x 6 or 16 x 16 grid's cells are no 9 x 9 page of spots: a span of twice over is a shadow,

@@ -41,6 +41,11 @@ class CellsConfig:
     # ... and covers no more than this many of the 81 cells: a lamp's highlight lights a few (on the training photos
     # under glares of peak 0.95 and 1.0: 4-10 cells; saturated: up to 16); more is the lit part of a page in shadow
     max_spot: int = 12
+    # a page that shades alternate boxes (four or five of nine) shows its paper at two levels box by box: this many
+    # boxes lighter than the darkest by ``spot`` of the way to white, with this share of the cells at their box's
+    # level, is that print, not a glare (a lamp's spot of ``max_spot`` cells lifts two boxes' levels at most)
+    light_boxes: int = 3
+    at_box_level: float = 0.8
     # ink is restored while the added light leaves it a quarter of its contrast; past that, unreadable
     max_gain: float = 4.0
     # a row (column) of a cell inked this far across is a line crossing it (a digit's bar spans well under this);
@@ -82,7 +87,27 @@ def is_spot(page: np.ndarray) -> bool:
     """
     if page.shape != (9, 9):  # a smooth paper map (the kind model's views): too smooth to tell, as before
         return True
-    return float(spot_lift(page).max()) >= CELLS.spot
+    return float(spot_lift(page).max()) >= CELLS.spot and not shaded_boxes(page)
+
+
+def shaded_boxes(page: np.ndarray) -> bool:
+    """Whether the grid's paper (9 x 9 cell levels) stands at two levels box by box, as a page that shades
+    alternate boxes prints it: ``CELLS.light_boxes`` boxes or more lighter than the darkest by ``CELLS.spot`` of the
+    way to white, ``CELLS.at_box_level`` of the cells at their box's level, and a light box standing above its row
+    and column of boxes (``spot_lift``'s model at the boxes' scale; a lamp's fall-off across the page does not).
+    Its light boxes stand above their rows' and columns' light as a glare's spot does, but they are the paper."""
+    boxes = page.astype(np.float32).reshape(3, 3, 3, 3).transpose(0, 2, 1, 3).reshape(9, 9)  # a row per box
+    level = np.sort(boxes, axis=1)[:, 4]  # each box's median
+    low = float(level.min())
+    step = CELLS.spot * (255.0 - low)
+    light = level >= low + step
+    if int(light.sum()) < CELLS.light_boxes or int((~light).sum()) < 2:
+        return False
+    if float((np.abs(boxes - level[:, None]) <= step).mean()) < CELLS.at_box_level:
+        return False
+    grid = level.reshape(3, 3)
+    expected = np.sort(grid, axis=1)[:, 1:2] + np.sort(grid, axis=0)[1:2, :] - float(np.sort(level)[4])
+    return float(((grid - expected) / np.maximum(255.0 - expected, 1.0)).max()) >= CELLS.spot
 
 
 def spot_lift(levels: np.ndarray) -> np.ndarray:
