@@ -48,12 +48,15 @@ def photos(data: Path) -> list[Path]:
 def read_all(tree: Path, files: list[Path], out: Path) -> list[dict]:
     """``ar-sudoku image FILES --json`` as ``tree``'s code reads them (its output also written to ``out``)."""
     env = {**os.environ, "PYTHONPATH": str(tree), "OMP_NUM_THREADS": "1"}
-    with out.open("w") as f:
+    with out.open("w") as f:  # run in the tree: ``python -c`` puts its working folder first on the module path
         done = subprocess.run([sys.executable, "-c", RUNNER, str(SCRIPTS), str(tree), *map(str, files)],
-                              stdout=f, stderr=subprocess.DEVNULL, env=env)
-    if done.returncode not in (0, 1):  # 1: some photo without an answer (the README's table)
-        raise SystemExit(f"compare_photos: {tree} exited {done.returncode}")
-    return [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
+                              stdout=f, stderr=subprocess.PIPE, text=True, env=env, cwd=tree)
+    objects = [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
+    # 1 is some photo without an answer (the README's table), but also Python's exit on an error: nothing read
+    if done.returncode not in (0, 1) or not objects:
+        last = (done.stderr.strip().splitlines() or ["(nothing on stderr)"])[-1]
+        raise SystemExit(f"compare_photos: {tree} exited {done.returncode} having read nothing: {last}")
+    return objects
 
 
 def keyed(objects: list[dict]) -> dict[tuple[str, int], dict]:
