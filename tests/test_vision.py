@@ -220,20 +220,27 @@ def test_a_glare_on_grey_paper_falling_off_is_a_glare_and_a_shadow_is_still_a_sh
 
 def test_a_page_that_shades_alternate_boxes_is_no_glare_and_its_shaded_print_stays_inked():
     """A page printing its boxes on grey and white by turns: its white boxes stand above the grey rows and columns
-    of boxes around them as a glare's spot would, and were given a glare's gain (white 243 over grey 202: x2), so
-    the print in its grey boxes fell under the ink check's half and the live answer was held back on one frame
-    in seven while the page lay in full view (scoreboard generator P, page 5). Box by box, it is the paper."""
-    from ar_sudoku.vision.cells import glare_gain, is_spot, quick_ink, shaded_boxes
+    of boxes around them as a glare's spot would, or a bold digit's ink, pulling its cell's level down, moves a
+    column's median so that a white cell stands above it; either way the white cells were given a glare's gain
+    (white 243 over grey 202: x2), the print in the grey boxes fell under the ink check's half, and the live answer
+    was held back on frames of a page lying in full view (scoreboard generator P, pages 4, 5 and its pulled page).
+    Measured against its box's level, the white is the paper; a glare still stands above it."""
+    from ar_sudoku.vision.cells import CELLS, box_lift, glare_gain, is_spot, quick_ink
 
     rng = np.random.default_rng(3)
     box = np.add.outer(np.arange(9) // 3, np.arange(9) // 3) % 2  # 1: a grey box (four of nine)
-    for light, grey in ((243, 202), (200, 150), (235, 215)):
-        levels = np.where(box == 1, grey, light) + rng.normal(0, 2, (9, 9))
-        levels[rng.random((9, 9)) < 0.15] -= 15  # a digit's ink pulls its cell's median down a little
-        levels = levels.astype(np.float32)
-        assert shaded_boxes(levels) == (light - grey >= 0.35 * (255 - grey))
+    yy, xx = np.mgrid[0:9, 0:9].astype(np.float32)
+    spot = 120.0 * np.exp(-((yy - 4) ** 2 + (xx - 1) ** 2) / 2.0)
+    for grey_boxes in (box == 1, box == 0):  # four grey boxes, or five (the corners and the middle)
+        for light, grey in ((243, 202), (200, 150), (235, 196)):
+            levels = np.where(grey_boxes, grey, light) + rng.normal(0, 2, (9, 9))
+            inked = rng.random((9, 9)) < 0.2
+            levels[inked] -= rng.uniform(5, 60, int(inked.sum()))  # a digit's ink pulls its cell's level down
+            levels = levels.astype(np.float32)
+            assert box_lift(levels) is not None and not is_spot(levels)
+            assert is_spot(np.minimum(levels + spot, 250.0).astype(np.float32))  # a glare on such a page
     levels = np.where(box == 1, 202.0, 243.0).astype(np.float32)
-    assert shaded_boxes(levels) and not is_spot(levels) and glare_gain(levels, levels) is None
+    assert glare_gain(levels, levels) is None
     # drawn: dark print in every cell, half the white cells' paper a little darker (a blur of their print, as in
     # the video), so the page's typical paper is under ``bright_paper``: the grey boxes' print as inked as the rest
     cell = 40
@@ -243,13 +250,11 @@ def test_a_page_that_shades_alternate_boxes_is_no_glare_and_its_shaded_print_sta
         cv2.putText(page, "8", (c * cell + 10, r * cell + 32), cv2.FONT_HERSHEY_SIMPLEX, 1.0, 60, 3)
     corners = np.float32([[0, 0], [9 * cell, 0], [9 * cell, 9 * cell], [0, 9 * cell]])
     assert (quick_ink(page, corners, expect=np.ones(81, bool)) > 0.5).all()
-    # a lamp's fall-off across the page, and a glare's spot on a page shaded so, are not shaded boxes
-    yy, xx = np.mgrid[0:9, 0:9].astype(np.float32)
-    falling = (170.0 + 50.0 * xx / 8).astype(np.float32)
-    assert not shaded_boxes(falling)
-    spot = 120.0 * np.exp(-((yy - 4) ** 2 + (xx - 4) ** 2) / 3.0)
-    glared = np.minimum(160.0 + spot, 250.0).astype(np.float32)
-    assert not shaded_boxes(glared) and is_spot(glared)
+    # a page without boxes at two levels is judged by its rows' and columns' light alone, a glare on it too
+    assert box_lift(np.full((9, 9), 200.0, np.float32)) is None
+    glared = np.minimum(160.0 + 2 * spot, 250.0).astype(np.float32)
+    assert box_lift(glared) is None and is_spot(glared) and glare_gain(glared, glared) is not None
+    assert CELLS.light_boxes >= 3  # a lamp's spot of max_spot cells lifts two boxes' levels at most
 
 
 @pytest.mark.parametrize("n", [4, 6, 16])

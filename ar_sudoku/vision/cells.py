@@ -42,10 +42,9 @@ class CellsConfig:
     # under glares of peak 0.95 and 1.0: 4-10 cells; saturated: up to 16); more is the lit part of a page in shadow
     max_spot: int = 12
     # a page that shades alternate boxes (four or five of nine) shows its paper at two levels box by box: this many
-    # boxes lighter than the darkest by ``spot`` of the way to white, with this share of the cells at their box's
-    # level, is that print, not a glare (a lamp's spot of ``max_spot`` cells lifts two boxes' levels at most)
+    # boxes lighter than the darkest by ``spot`` of the way to white is that print, and a spot must stand above its
+    # boxes' level too (a lamp's spot of ``max_spot`` cells lifts two boxes' levels at most)
     light_boxes: int = 3
-    at_box_level: float = 0.8
     # ink is restored while the added light leaves it a quarter of its contrast; past that, unreadable
     max_gain: float = 4.0
     # a row (column) of a cell inked this far across is a line crossing it (a digit's bar spans well under this);
@@ -79,35 +78,46 @@ def turn_cuts(cuts: CellCuts, k: int) -> CellCuts:
 
 def is_spot(page: np.ndarray) -> bool:
     """Whether the brightest paper of ``page`` (the grid's 9 x 9 cells' paper levels) is a spot, as a glare
-    leaves, and not the lit side of a page in a gradient (a book's gutter shadow, a lamp's fall-off).
+    leaves, and not the lit side of a page in a gradient (a book's gutter shadow, a lamp's fall-off), nor the
+    white boxes of a page that shades the others.
 
     The levels are modelled as a row's light plus a column's (their medians): a
     shadow across the page along either way, or both, fits that; a glare's spot lights a few cells of
-    some rows and columns and stands above it by ``CELLS.spot`` of the way to white.
+    some rows and columns and stands above it by ``CELLS.spot`` of the way to white. On a page whose boxes stand
+    at two levels (:func:`box_lift`) the spot must stand that far above its boxes' level too: its white boxes
+    stand above the grey rows and columns around them as a spot would, and a digit's ink, pulling its cell's
+    level down, moves a row's or column's median (a glare's gain on them lost the grey boxes' print).
     """
     if page.shape != (9, 9):  # a smooth paper map (the kind model's views): too smooth to tell, as before
         return True
-    return float(spot_lift(page).max()) >= CELLS.spot and not shaded_boxes(page)
+    lift = spot_lift(page)
+    boxed = box_lift(page)
+    if boxed is not None:
+        lift = np.minimum(lift, boxed)
+    return float(lift.max()) >= CELLS.spot
 
 
-def shaded_boxes(page: np.ndarray) -> bool:
-    """Whether the grid's paper (9 x 9 cell levels) stands at two levels box by box, as a page that shades
-    alternate boxes prints it: ``CELLS.light_boxes`` boxes or more lighter than the darkest by ``CELLS.spot`` of the
-    way to white, ``CELLS.at_box_level`` of the cells at their box's level, and a light box standing above its row
-    and column of boxes (``spot_lift``'s model at the boxes' scale; a lamp's fall-off across the page does not).
-    Its light boxes stand above their rows' and columns' light as a glare's spot does, but they are the paper."""
-    boxes = page.astype(np.float32).reshape(3, 3, 3, 3).transpose(0, 2, 1, 3).reshape(9, 9)  # a row per box
-    level = np.sort(boxes, axis=1)[:, 4]  # each box's median
+def box_lift(page: np.ndarray) -> np.ndarray | None:
+    """Per cell of ``page`` (9 x 9 paper levels), how far its paper stands towards white above its boxes' level
+    (the median of the light boxes' medians, or of the others'), on a page whose boxes stand at two levels:
+    ``CELLS.light_boxes`` or more lighter than the darkest by ``CELLS.spot`` of the way to white, two or more not,
+    and not as light falling across the page leaves them (a box row's light plus a box column's, off by
+    ``CELLS.spot`` somewhere); None on any other page."""
+    levels = page.astype(np.float32)
+    boxes = levels.reshape(3, 3, 3, 3).transpose(0, 2, 1, 3).reshape(9, 9)  # a row per box
+    level = np.sort(boxes, axis=1)[:, 4]
     low = float(level.min())
-    step = CELLS.spot * (255.0 - low)
-    light = level >= low + step
+    light = level >= low + CELLS.spot * (255.0 - low)
     if int(light.sum()) < CELLS.light_boxes or int((~light).sum()) < 2:
-        return False
-    if float((np.abs(boxes - level[:, None]) <= step).mean()) < CELLS.at_box_level:
-        return False
-    grid = level.reshape(3, 3)
+        return None
+    grid = level.reshape(3, 3)  # light falling across the page fits a box row's light plus a box column's
     expected = np.sort(grid, axis=1)[:, 1:2] + np.sort(grid, axis=0)[1:2, :] - float(np.sort(level)[4])
-    return float(((grid - expected) / np.maximum(255.0 - expected, 1.0)).max()) >= CELLS.spot
+    if float((np.abs(grid - expected) / np.maximum(255.0 - expected, 1.0)).max()) < CELLS.spot:
+        return None
+    # each cell's boxes' level: the light boxes' median, or the others' (a glare lifting one box lifts it above both)
+    shade = np.where(light, float(np.median(level[light])), float(np.median(level[~light])))
+    own = shade.reshape(3, 3).repeat(3, axis=0).repeat(3, axis=1)
+    return (levels - own) / np.maximum(255.0 - own, 1.0)
 
 
 def spot_lift(levels: np.ndarray) -> np.ndarray:
