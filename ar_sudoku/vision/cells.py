@@ -42,8 +42,8 @@ class CellsConfig:
     # under glares of peak 0.95 and 1.0: 4-10 cells; saturated: up to 16); more is the lit part of a page in shadow
     max_spot: int = 12
     # a page that shades alternate boxes (four or five of nine) shows its paper at two levels box by box: this many
-    # boxes lighter than the darkest by ``spot`` of the way to white is that print, and a spot must stand above its
-    # boxes' level too (a lamp's spot of ``max_spot`` cells lifts two boxes' levels at most)
+    # boxes lighter than the darkest by ``spot`` of the way to white are such a page's, and a spot must stand above
+    # its boxes' level too (a glare lifting whole boxes stands above the other light boxes, and is still a glare)
     light_boxes: int = 3
     # ink is restored while the added light leaves it a quarter of its contrast; past that, unreadable
     max_gain: float = 4.0
