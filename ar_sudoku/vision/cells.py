@@ -111,7 +111,7 @@ def box_lift(page: np.ndarray) -> np.ndarray | None:
     if int(light.sum()) < CELLS.light_boxes or int((~light).sum()) < 2:
         return None
     grid = level.reshape(3, 3)  # light falling across the page fits a box row's light plus a box column's
-    expected = np.sort(grid, axis=1)[:, 1:2] + np.sort(grid, axis=0)[1:2, :] - float(np.sort(level)[4])
+    expected = _rows_and_columns(grid)
     if float((np.abs(grid - expected) / np.maximum(255.0 - expected, 1.0)).max()) < CELLS.spot:
         return None
     # each cell's boxes' level: the light boxes' median, or the others' (a glare lifting one box lifts it above both)
@@ -124,11 +124,17 @@ def spot_lift(levels: np.ndarray) -> np.ndarray:
     """Per cell of ``levels`` (9 x 9 paper levels), how far its paper stands towards white above the light of
     its row and its column (``is_spot``'s model of a shadow): 0 as lit as they are (below 0: darker), 1 white."""
     levels = levels.astype(np.float32)
-    # the medians of 81 and of 9 values are their middle ones (np.median's, taken by a sort: a live board's ink
-    # check asks this on every frame under a bright spot)
-    typical = float(np.sort(levels, axis=None)[40])
-    expected = np.sort(levels, axis=1)[:, 4:5] + np.sort(levels, axis=0)[4:5, :] - typical
+    expected = _rows_and_columns(levels)
     return (levels - expected) / np.maximum(255.0 - expected, 1.0)
+
+
+def _rows_and_columns(levels: np.ndarray) -> np.ndarray:
+    """The levels light falling across a square of them leaves: each row's median plus each column's, less the
+    median of all. The medians of an odd count are their middle ones (np.median's, taken by a sort: a live
+    board's ink check asks this on every frame under a bright spot)."""
+    n = levels.shape[0]
+    typical = float(np.sort(levels, axis=None)[levels.size // 2])
+    return np.sort(levels, axis=1)[:, n // 2: n // 2 + 1] + np.sort(levels, axis=0)[n // 2: n // 2 + 1, :] - typical
 
 
 def cell_centres(page: np.ndarray) -> np.ndarray:
