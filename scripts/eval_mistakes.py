@@ -2,6 +2,7 @@
 
     python scripts/eval_mistakes.py              # the held-out mixed photos, 3 swaps each
     python scripts/eval_mistakes.py --all
+    python scripts/eval_mistakes.py --split train   # the side to tune on
 
 In ``sudoku-photos/mixed`` every blank is filled by hand and the .dat says
 which cells are printed. Two handwritten cells with different digits are
@@ -56,7 +57,8 @@ def swap_cells(image: np.ndarray, corners: np.ndarray, a: int, b: int) -> np.nda
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--all", action="store_true")
+    ap.add_argument("--all", action="store_true", help="train and held-out photos (as --split all)")
+    ap.add_argument("--split", choices=("held", "train", "all"), default="held")
     ap.add_argument("--swaps", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--failures", action="store_true", help="list every missed mistake and false alarm")
@@ -65,7 +67,9 @@ def main() -> None:
     digits, kinds = DigitReader(), KindReader()
     train, held = sudoku_photos()
     planted = found = alarms = photos = doubts_planted = doubts_else = 0
-    for s in [x for x in (train + held if args.all else held) if x.group == "mixed"]:
+    split = "all" if args.all else args.split
+    chosen = {"held": held, "train": train, "all": train + held}[split]
+    for s in [x for x in chosen if x.group == "mixed"]:
         # corners in the puzzle's own order (turned with a mixed photo stored turned): cell i is r/c of the puzzle
         labels = s.labels
         full = [int(v) if v <= 9 else int(v) - 9 for v in labels]
