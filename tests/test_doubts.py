@@ -241,6 +241,29 @@ def test_live_cells_under_a_moving_glare_are_filled_in_by_the_frames_that_see_th
     assert all(r.givens is None or all(g in (".", EASY[i]) for i, g in enumerate(r.givens)) for r in results)
 
 
+class _PoorSecond(_Second):
+    """The entry model's opinion of a blurred or noisy picture."""
+
+    def poor_picture(self):
+        return True
+
+
+@pytest.mark.parametrize(("other", "called"), [
+    (_entry_model(0.9, 0.0001), True),  # both name the 7 and give the 4 about 1/2000 of it, together
+    (_entry_model(0.9, 0.02), False),  # both name the 7, the entry model gives the 4 a fiftieth: together 1/130
+    (_entry_model(0.0, 0.0001) + np.eye(9, dtype=np.float32)[0] * 0.9, False),  # sure, but of a 1
+])
+def test_in_a_poor_picture_only_the_surest_agreed_misreading_is_a_mistake(other, called):
+    """Blur and noise make readers sure and wrong: a disagreement there is a doubt, unless both readers name the
+    same digit and give the solution's far less than a sharp picture needs (``WRITING.poor_sure``)."""
+    kinds, printed = _kinds(entry_p=0.95, digit_p=0.95)
+    w = written_part(EASY, kinds, printed, EASY_SOLUTION, _PoorSecond(other))
+    assert w.mistakes(EASY_SOLUTION) == ((WRONG,) if called else ())
+    assert w.doubts == (() if called else ((WRONG, "7"),))
+    sharp = written_part(EASY, kinds, printed, EASY_SOLUTION, _Second(other))
+    assert sharp.mistakes(EASY_SOLUTION) == (WRONG,)  # each one a mistake in a sharp picture
+
+
 def test_a_blurred_or_noisy_picture_is_too_poor_to_call_a_digit_wrong():
     """Readers can be sure and still misread a blurred or noisy cell: such a picture gets doubts only."""
     from ar_sudoku.vision.kinds import warp_views_grid

@@ -119,7 +119,8 @@ def written_part(givens: str, kinds: CellKinds, printed: Reading, solution: str 
     than flagged; one that is not plainly handwriting, that either reader alone
     is unsure of (``_sure_mistake``), that is no taller than the page's
     pencil marks (``WRITING.small_entry`` of its entries), or that is seen in a blurred
-    or noisy picture (``EntryOpinion.poor_picture``), is a doubt: "looks like", not wrong.
+    or noisy picture (``EntryOpinion.poor_picture``) unless both readers name its digit and are far surer
+    (``WRITING.poor_sure``), is a doubt: "looks like", not wrong.
     ``unreadable`` cells (glare) are ``?``: neither blank nor written.
 
     Size settles entry against pencil mark, but only against the page's own sure
@@ -201,11 +202,13 @@ def _doubted(givens: str, kinds: CellKinds, read: np.ndarray, solution: str,
             doubts.append((i, str(int(read[i]))))
             read[i] = right + 1
     claimed = [i for i in odd if int(read[i]) != int(solution[i]) and written[i] >= WRITING.sure_written]
-    if claimed and second is not None and second.poor_picture():  # blur or noise: doubts only
+    if claimed and second is not None and second.poor_picture():  # blur or noise: doubts, but for the surest
+        surest = _surest(kinds, claimed, read, solution, second)
         for i in claimed:
-            doubts.append((i, str(int(read[i]))))
-            read[i] = int(solution[i])
-        claimed = []
+            if i not in surest:
+                doubts.append((i, str(int(read[i]))))
+                read[i] = int(solution[i])
+        claimed = surest
     if claimed and second is not None and second.entry_height(kinds) > 0:
         # a pencilled candidate looks like a pen entry in a poor picture (moiré, noise), but stays small
         for i, r in zip(claimed, second.relative_heights(kinds, claimed)):
@@ -213,6 +216,23 @@ def _doubted(givens: str, kinds: CellKinds, read: np.ndarray, solution: str,
                 doubts.append((i, str(int(read[i]))))
                 read[i] = int(solution[i])
     return doubts
+
+
+def _surest(kinds: CellKinds, claimed: list[int], read: np.ndarray, solution: str,
+            second: EntryOpinion) -> list[int]:
+    """The claimed mistakes a poor picture still leaves mistakes: both readers name the same digit, and their odds
+    of the solution's digit against it, together (the geometric mean), are below ``WRITING.poor_sure``."""
+    out = []
+    for i, other in zip(claimed, second.digits(claimed)):
+        digits = kinds.probs[i, 10:19] / max(float(kinds.probs[i, 10:19].sum()), 1e-9)
+        said, right = int(read[i]) - 1, int(solution[i]) - 1
+        if int(other.argmax()) != said:
+            continue
+        kind_odds = digits[right] / max(float(digits[said]), 1e-9)
+        together = np.sqrt(kind_odds * other[right] / max(float(other.max()), 1e-9))
+        if together < WRITING.poor_sure:
+            out.append(i)
+    return out
 
 
 def _pencil_or_pen(w: Written, kinds: CellKinds, second: EntryOpinion, solution: str | None, p_entry: np.ndarray,

@@ -64,6 +64,10 @@ class WritingConfig:
     # that makes it is more often a misreading (a blurred 4 open at the top read as 7, a printed 7 in
     # its column). Planted swaps on the train photos: 7 of 309 such sure mistakes become doubts
     against_printed: float = 0.015
+    # In a blurred or noisy picture (EntryOpinion.poor_picture) a claimed mistake is a doubt, unless both readers
+    # name the same digit and their odds of the solution's, together, are below this: 3x under the surest misread
+    # of a correct entry in a poor picture (planted swaps, train photos under the benchmark's 12 conditions: 0.015)
+    poor_sure: float = 0.005
     sharp: float = 0.40  # a picture whose steepest edges are below this share of its contrast is blurred (EntryOpinion)
     noisy: float = 0.06  # ... whose paper's typical Laplacian is above this share of its contrast is noisy
     # ... and whose least steep edges of four directions are below this share of its steepest is shaken (train
