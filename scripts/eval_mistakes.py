@@ -3,6 +3,7 @@
     python scripts/eval_mistakes.py              # the held-out mixed photos, 3 swaps each
     python scripts/eval_mistakes.py --all
     python scripts/eval_mistakes.py --split train   # the side to tune on
+    python scripts/eval_mistakes.py --source hand    # the 80 handwritten-photos (pen and pencil, 12 MP), 1 swap each
 
 In ``sudoku-photos/mixed`` every blank is filled by hand and the .dat says
 which cells are printed. Two handwritten cells with different digits are
@@ -10,7 +11,9 @@ swapped in the photo itself (each cell's pixels moved through the grid's
 homography from outlines.csv, its corners put in the puzzle's own order and
 turned with a mixed photo that is stored turned, as ``train_cells.sudoku_photos``
 gives them), so both now hold a wrong digit: those are the planted mistakes.
-Reported: planted mistakes found, and false alarms (cells
+With ``--source hand`` the photos are the handwritten-photos set (entries in pen and pencil; a real mistake
+of the person's own is neither planted nor a false alarm), each swapped photo JPEG-encoded and decoded as
+``ar-sudoku image`` decodes a 12 MP photo (at half size). Reported: planted mistakes found, and false alarms (cells
 flagged as mistakes that are not), per photo, and the cells said only as doubts
 ("looks like"), through the full pipeline (``process_image`` with both models),
 as ``ar-sudoku image --json`` reads it.
@@ -23,10 +26,11 @@ import argparse
 import cv2
 import numpy as np
 
+from ar_sudoku.io.images import decode_image
 from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.kinds import KindReader
 from ar_sudoku.vision.reading import process_image
-from photos import sudoku_photos
+from photos import hw_photos, sudoku_photos
 
 CELL = 64
 
@@ -59,7 +63,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--all", action="store_true", help="train and held-out photos (as --split all)")
     ap.add_argument("--split", choices=("held", "train", "all"), default="held")
-    ap.add_argument("--swaps", type=int, default=3)
+    ap.add_argument("--source", choices=("mixed", "hand"), default="mixed",
+                    help="sudoku-photos' mixed photos (red pen), or the handwritten-photos (pen and pencil)")
+    ap.add_argument("--swaps", type=int, default=None, help="swaps a photo (3 on mixed photos, 1 on hand)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--failures", action="store_true", help="list every missed mistake and false alarm")
     args = ap.parse_args()
@@ -68,19 +74,24 @@ def main() -> None:
     train, held = sudoku_photos()
     planted = found = alarms = photos = doubts_planted = doubts_else = 0
     split = "all" if args.all else args.split
-    chosen = {"held": held, "train": train, "all": train + held}[split]
-    for s in [x for x in chosen if x.group == "mixed"]:
+    chosen = {"held": held, "train": train, "all": train + held}[split] if args.source == "mixed" else hw_photos()
+    swaps = args.swaps or (3 if args.source == "mixed" else 1)
+    for s in [x for x in chosen if x.group in ("mixed", "hand")]:
         # corners in the puzzle's own order (turned with a mixed photo stored turned): cell i is r/c of the puzzle
         labels = s.labels
         full = [int(v) if v <= 9 else int(v) - 9 for v in labels]
         hand = [i for i in range(81) if 10 <= labels[i] <= 18]
         img = cv2.imread(str(s.path))
-        for _ in range(args.swaps):
+        for _ in range(swaps):
             pairs = [(a, b) for a in hand for b in hand if a < b and full[a] != full[b]]
             if not pairs:
                 break
             a, b = pairs[int(rng.integers(len(pairs)))]
-            res = process_image(swap_cells(img, s.corners, a, b), digits, kinds=kinds)
+            swapped = swap_cells(img, s.corners, a, b)
+            if s.group == "hand":  # as the command reads a 12 MP photo: from its JPEG, at half size
+                swapped = decode_image(cv2.imencode(".jpg", swapped, [cv2.IMWRITE_JPEG_QUALITY, 95])[1],
+                                       full=False).image
+            res = process_image(swapped, digits, kinds=kinds)
             photos += 1
             planted += 2
             if res.written is None or res.solution is None:
@@ -90,7 +101,8 @@ def main() -> None:
             flagged = set(res.written.mistakes(res.solution))
             truth_cells = {a, b}
             found += len(flagged & truth_cells)
-            alarms += len(flagged - truth_cells)
+            right = {i for i in flagged - truth_cells if full[i] == int(res.solution[i])}  # not the person's own slip
+            alarms += len(right)
             doubted = {i for i, _ in res.written.doubts}
             doubts_planted += len(doubted & truth_cells)
             doubts_else += len(doubted - truth_cells)
@@ -100,7 +112,7 @@ def main() -> None:
                       + ", ".join(f"r{i // 9 + 1}c{i % 9 + 1} ({w.cells[i]}{w.entries[i]})"
                                   for i in sorted(truth_cells - flagged))
                       + "; false " + ", ".join(f"r{i // 9 + 1}c{i % 9 + 1} ({w.entries[i]}, is {res.solution[i]})"
-                                              for i in sorted(flagged - truth_cells)))
+                                              for i in sorted(right)))
     print(f"{photos} photos with 2 planted mistakes each: found {found}/{planted} "
           f"({found / max(planted, 1):.1%}); false alarms {alarms} ({alarms / max(photos, 1):.2f} per photo); "
           f"said as doubts (\"looks like\"): {doubts_planted} planted, {doubts_else} others")
