@@ -184,10 +184,14 @@ def pick_encoder(out: str) -> list[Headline]:
              f"{m.group(1)} ms, {m.group(2)} kB, {m.group(3)} dB", readme=False)] if m else []
 
 
-def pick_mistakes(out: str) -> list[Headline]:
+def pick_mistakes(out: str, what: str = "planted mistakes found (two written cells swapped), false alarms"
+                  ) -> list[Headline]:
     m = _search(r"found (\d+/\d+) \(([\d.]+%)\); false alarms (\d+)", out)
-    return [Headline("planted mistakes found (two written cells swapped), false alarms",
-             f"{m.group(1)} ({m.group(2)}), {m.group(3)}")] if m else []
+    return [Headline(what, f"{m.group(1)} ({m.group(2)}), {m.group(3)}")] if m else []
+
+
+def pick_mistakes_hand(out: str) -> list[Headline]:
+    return pick_mistakes(out, "planted mistakes found on the 80 pen-and-pencil photos (3 swaps each), false alarms")
 
 
 BENCHES = (
@@ -207,6 +211,8 @@ BENCHES = (
           ["--reader", "pipeline_reader:read_cells", "--skip-all"], None, pick_written),
     Bench("entries", "Handwritten entries: the two digit readers", "eval_entries.py", [], None, pick_entries),
     Bench("mistakes", "Planted mistakes", "eval_mistakes.py", [], None, pick_mistakes),
+    Bench("mistakes-hand", "Planted mistakes, pen and pencil", "eval_mistakes.py", ["--source", "hand", "--swaps", "3"],
+          None, pick_mistakes_hand),
 )
 
 

@@ -53,7 +53,7 @@ def _sure_mistake(kinds: CellKinds, i: int, read: int, right: int, other: np.nda
     digits = p[10:19] / max(float(p[10:19].sum()), 1e-9)
     if digits[read] < WRITING.sure_digit or other.max() < WRITING.sure_digit:
         return False
-    kind_odds, entry_odds = float(digits[right] / digits[read]), float(other[right] / other.max())
+    kind_odds, entry_odds = _odds_of_right(kinds, i, read, right, other)
     if max(kind_odds, entry_odds) >= WRITING.alone:
         return False
     together = np.sqrt(kind_odds * entry_odds)
@@ -61,6 +61,13 @@ def _sure_mistake(kinds: CellKinds, i: int, read: int, right: int, other: np.nda
         return bool(together < WRITING.against_printed)
     agreed = int(other.argmax()) == read and max(kind_odds, entry_odds) < WRITING.against
     return agreed or bool(together < WRITING.together)
+
+
+def _odds_of_right(kinds: CellKinds, i: int, read: int, right: int, other: np.ndarray) -> tuple[float, float]:
+    """Each reader's odds of digit ``right`` (0-8) in cell ``i``: the kind model's against ``read`` (of its handwritten
+    digits), the entry model's (``other``) against its likeliest."""
+    digits = kinds.probs[i, 10:19] / max(float(kinds.probs[i, 10:19].sum()), 1e-9)
+    return float(digits[right] / max(float(digits[read]), 1e-9)), float(other[right] / max(float(other.max()), 1e-9))
 
 
 def _printed_near(givens: str, i: int, digit: int) -> bool:
@@ -224,13 +231,9 @@ def _surest(kinds: CellKinds, claimed: list[int], read: np.ndarray, solution: st
     of the solution's digit against it, together (the geometric mean), are below ``WRITING.poor_sure``."""
     out = []
     for i, other in zip(claimed, second.digits(claimed)):
-        digits = kinds.probs[i, 10:19] / max(float(kinds.probs[i, 10:19].sum()), 1e-9)
         said, right = int(read[i]) - 1, int(solution[i]) - 1
-        if int(other.argmax()) != said:
-            continue
-        kind_odds = digits[right] / max(float(digits[said]), 1e-9)
-        together = np.sqrt(kind_odds * other[right] / max(float(other.max()), 1e-9))
-        if together < WRITING.poor_sure:
+        if int(other.argmax()) == said and np.sqrt(np.prod(_odds_of_right(kinds, i, said, right, other))) \
+                < WRITING.poor_sure:
             out.append(i)
     return out
 
