@@ -211,8 +211,8 @@ BENCHES = (
           ["--reader", "pipeline_reader:read_cells", "--skip-all"], None, pick_written),
     Bench("entries", "Handwritten entries: the two digit readers", "eval_entries.py", [], None, pick_entries),
     Bench("mistakes", "Planted mistakes", "eval_mistakes.py", [], None, pick_mistakes),
-    Bench("mistakes-hand", "Planted mistakes, pen and pencil", "eval_mistakes.py", ["--source", "hand", "--swaps", "3"],
-          None, pick_mistakes_hand),
+    Bench("mistakes-hand", "Planted mistakes, pen and pencil", "eval_mistakes.py",
+          ["--source", "hand", "--split", "all", "--swaps", "3"], None, pick_mistakes_hand),
 )
 
 

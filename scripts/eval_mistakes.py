@@ -3,7 +3,7 @@
     python scripts/eval_mistakes.py              # the held-out mixed photos, 3 swaps each
     python scripts/eval_mistakes.py --all
     python scripts/eval_mistakes.py --split train   # the side to tune on
-    python scripts/eval_mistakes.py --source hand    # the 80 handwritten-photos (pen and pencil, 12 MP), 1 swap each
+    python scripts/eval_mistakes.py --source hand --split all   # the 80 handwritten-photos (pen and pencil, 12 MP)
 
 In ``sudoku-photos/mixed`` every blank is filled by hand and the .dat says
 which cells are printed. Two handwritten cells with different digits are
@@ -11,7 +11,8 @@ swapped in the photo itself (each cell's pixels moved through the grid's
 homography from outlines.csv, its corners put in the puzzle's own order and
 turned with a mixed photo that is stored turned, as ``train_cells.sudoku_photos``
 gives them), so both now hold a wrong digit: those are the planted mistakes.
-With ``--source hand`` the photos are the handwritten-photos set (entries in pen and pencil; a real mistake
+With ``--source hand`` the photos are the handwritten-photos set (held out: the cell models' four held-out
+puzzles, ``photos.HELD_OUT``; entries in pen and pencil; a real mistake
 of the person's own is neither planted nor a false alarm), each swapped photo JPEG-encoded and decoded as
 ``ar-sudoku image`` decodes a 12 MP photo (at half size). Reported: planted mistakes found, and false alarms (cells
 flagged as mistakes that are not), per photo, and the cells said only as doubts
@@ -30,7 +31,7 @@ from ar_sudoku.io.images import decode_image
 from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.kinds import KindReader
 from ar_sudoku.vision.reading import process_image
-from photos import hw_photos, sudoku_photos
+from photos import HELD_OUT, hw_photos, sudoku_photos
 
 CELL = 64
 
@@ -74,7 +75,11 @@ def main() -> None:
     train, held = sudoku_photos()
     planted = found = alarms = photos = doubts_planted = doubts_else = 0
     split = "all" if args.all else args.split
-    chosen = {"held": held, "train": train, "all": train + held}[split] if args.source == "mixed" else hw_photos()
+    if args.source == "hand":  # the cell models' held-out puzzles (all four photos of each), or the rest
+        hand = hw_photos()
+        train = [x for x in hand if x.name[:5] not in HELD_OUT]
+        held = [x for x in hand if x.name[:5] in HELD_OUT]
+    chosen = {"held": held, "train": train, "all": train + held}[split]
     swaps = args.swaps or (3 if args.source == "mixed" else 1)
     for s in [x for x in chosen if x.group in ("mixed", "hand")]:
         # corners in the puzzle's own order (turned with a mixed photo stored turned): cell i is r/c of the puzzle
