@@ -66,7 +66,8 @@ class WritingConfig:
     against_printed: float = 0.015
     # In a blurred or noisy picture (EntryOpinion.poor_picture) a claimed mistake is a doubt, unless both readers
     # name the same digit and their odds of the solution's, together, are below this: 3x under the surest misread
-    # of a correct entry in a poor picture (planted swaps, train photos under the benchmark's 12 conditions: 0.015)
+    # of a correct entry in a poor picture (planted swaps, train photos under the benchmark's 12 conditions: 0.015;
+    # scripts/mistake_odds.py)
     poor_sure: float = 0.005
     sharp: float = 0.40  # a picture whose steepest edges are below this share of its contrast is blurred (EntryOpinion)
     noisy: float = 0.06  # ... whose paper's typical Laplacian is above this share of its contrast is noisy
