@@ -23,6 +23,7 @@ as ``ar-sudoku image --json`` reads it.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator
 
 import cv2
 import numpy as np
@@ -60,6 +61,17 @@ def swap_cells(image: np.ndarray, corners: np.ndarray, a: int, b: int) -> np.nda
     return out
 
 
+def planted_pairs(labels: np.ndarray, rng: np.random.Generator, swaps: int) -> Iterator[tuple[int, int]]:
+    """Up to ``swaps`` pairs (a, b) of handwritten cells (labels 10-18) holding different digits, each drawn with
+    ``rng`` as it is asked for: the same generator state gives the same pairs."""
+    full = [int(v) if v <= 9 else int(v) - 9 for v in labels]
+    hand = [i for i in range(81) if 10 <= labels[i] <= 18]
+    pairs = [(a, b) for a in hand for b in hand if a < b and full[a] != full[b]]
+    if pairs:
+        for _ in range(swaps):
+            yield pairs[int(rng.integers(len(pairs)))]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--all", action="store_true", help="train and held-out photos (as --split all)")
@@ -85,13 +97,8 @@ def main() -> None:
         # corners in the puzzle's own order (turned with a mixed photo stored turned): cell i is r/c of the puzzle
         labels = s.labels
         full = [int(v) if v <= 9 else int(v) - 9 for v in labels]
-        hand = [i for i in range(81) if 10 <= labels[i] <= 18]
         img = cv2.imread(str(s.path))
-        for _ in range(swaps):
-            pairs = [(a, b) for a in hand for b in hand if a < b and full[a] != full[b]]
-            if not pairs:
-                break
-            a, b = pairs[int(rng.integers(len(pairs)))]
+        for a, b in planted_pairs(labels, rng, swaps):
             swapped = swap_cells(img, s.corners, a, b)
             if s.group == "hand":  # as the command reads a 12 MP photo: from its JPEG, at half size
                 swapped = decode_image(cv2.imencode(".jpg", swapped, [cv2.IMWRITE_JPEG_QUALITY, 95])[1],

@@ -34,7 +34,7 @@ from ar_sudoku.vision.digits import DigitReader
 from ar_sudoku.vision.kinds import ENTRY, KindReader
 from ar_sudoku.vision.reading import process_image
 from ar_sudoku.vision.writing import WRITING
-from eval_mistakes import swap_cells
+from eval_mistakes import planted_pairs, swap_cells
 from eval_robust import CONDITIONS, degrade
 from photos import sudoku_photos
 
@@ -74,15 +74,10 @@ def run(split: str, conditions: list[str], swaps: int, jsonl: Path | None) -> in
         rng = np.random.default_rng(0)  # the same swaps under every condition
         for s in [x for x in (train if split == "train" else held) if x.group == "mixed"]:
             full = [int(v) if v <= 9 else int(v) - 9 for v in s.labels]
-            hand = [i for i in range(81) if 10 <= s.labels[i] <= 18]
             img = cv2.imread(str(s.path))
             x0, y0 = s.corners.min(axis=0)
             x1, y1 = s.corners.max(axis=0)
-            for _ in range(swaps):
-                pairs = [(a, b) for a in hand for b in hand if a < b and full[a] != full[b]]
-                if not pairs:
-                    break
-                a, b = pairs[int(rng.integers(len(pairs)))]
+            for a, b in planted_pairs(s.labels, rng, swaps):
                 swapped = swap_cells(img, s.corners, a, b)
                 truth = list(full)
                 truth[a], truth[b] = full[b], full[a]
