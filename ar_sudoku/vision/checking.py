@@ -210,7 +210,8 @@ def _doubted(givens: str, kinds: CellKinds, read: np.ndarray, solution: str,
             read[i] = right + 1
     claimed = [i for i in odd if int(read[i]) != int(solution[i]) and written[i] >= WRITING.sure_written]
     if claimed and second is not None and second.poor_picture():  # blur or noise: doubts, but for the surest
-        surest = _surest(kinds, claimed, read, solution, second)
+        assert other is not None  # claimed cells are odd ones, read by the entry model above
+        surest = _surest(kinds, claimed, read, solution, dict(zip(odd, other)))
         for i in claimed:
             if i not in surest:
                 doubts.append((i, str(int(read[i]))))
@@ -226,12 +227,13 @@ def _doubted(givens: str, kinds: CellKinds, read: np.ndarray, solution: str,
 
 
 def _surest(kinds: CellKinds, claimed: list[int], read: np.ndarray, solution: str,
-            second: EntryOpinion) -> list[int]:
-    """The claimed mistakes a poor picture still leaves mistakes: both readers name the same digit, and their odds
-    of the solution's digit against it, together (the geometric mean), are below ``WRITING.poor_sure``."""
+            entry_odds: dict[int, np.ndarray]) -> list[int]:
+    """The claimed mistakes a poor picture still leaves mistakes: both readers (the entry model's odds of each cell,
+    ``entry_odds``, as read for the claim) name the same digit, and their odds of the solution's digit against it,
+    together (the geometric mean), are below ``WRITING.poor_sure``."""
     out = []
-    for i, other in zip(claimed, second.digits(claimed)):
-        said, right = int(read[i]) - 1, int(solution[i]) - 1
+    for i in claimed:
+        said, right, other = int(read[i]) - 1, int(solution[i]) - 1, entry_odds[i]
         if int(other.argmax()) == said and np.sqrt(np.prod(_odds_of_right(kinds, i, said, right, other))) \
                 < WRITING.poor_sure:
             out.append(i)
