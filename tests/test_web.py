@@ -464,9 +464,9 @@ def test_live_overlay_stays_on_a_moving_curled_page(server, browser, tmp_path):
     assert digit_errors.max() <= 0.15
 
 
-def scene_y4m(path: Path, scene, frames: int, size: tuple[int, int] = (640, 360)) -> list:
+def scene_y4m(path: Path, scene, frames: int, size: tuple[int, int] = (640, 360), bits: int = FRAME_BITS) -> list:
     """A scene as Chromium's fake camera plays it (in a loop): ``scene(i)`` gives frame i's picture and its grid's
-    true corners (None: no grid), and the frame's number is stamped in squares at the top left (``FRAME_BITS``)."""
+    true corners (None: no grid), and the frame's number is stamped in ``bits`` squares at the top left."""
     import cv2
 
     truths = []
@@ -474,7 +474,7 @@ def scene_y4m(path: Path, scene, frames: int, size: tuple[int, int] = (640, 360)
         f.write(f"YUV4MPEG2 W{size[0]} H{size[1]} F30:1 Ip A1:1 C420jpeg\n".encode())
         for i in range(frames):
             frame, truth = scene(i)
-            for bit in range(FRAME_BITS):
+            for bit in range(bits):
                 x = 2 + 18 * bit
                 frame[2:18, x: x + 16] = 255 if (i >> bit) & 1 else 0
             f.write(b"FRAME\n" + cv2.cvtColor(frame, cv2.COLOR_BGR2YUV_I420).tobytes())
@@ -560,30 +560,35 @@ def test_live_page_takes_the_answer_away_in_the_reply_the_paper_leaves(server, b
 
 def test_live_page_draws_a_grid_partly_out_of_view_where_it_is(server, browser, tmp_path):
     """The page is locked whole, then the camera moves down it until only its bottom rows show: the overlay stays,
-    its corners (out of the picture as they are) within p95 8 px of the truth on a 412 px wide screen."""
+    its corners (out of the picture as they are) within p95 8 px of the truth on a 412 px wide screen.
+
+    The camera moves 3.3 px a frame down the page and 4.6 px back: the frames a busy machine's server skips (12 of
+    30 a second answered) make that a third of a cell or less a reply. A cell a reply (a faster move, more skipped)
+    is the grid's period: the flow then may take one crossing for the next (``vision.tracker``), which this test
+    does not measure."""
     import numpy as np
 
     at, _ = _desk_scene()
 
     def scene(i: int):
-        u = min(1.0, max(0.0, (i - 40) / 40))  # still for 40 frames, then 40 frames of rise, then 40 held
-        if i >= 120:
-            u = max(0.0, 1.0 - (i - 120) / 20)  # and back (the loop then starts whole)
+        u = min(1.0, max(0.0, (i - 30) / 70))  # still for 30 frames, then 70 frames of rise, then 50 held
+        if i >= 150:
+            u = max(0.0, 1.0 - (i - 150) / 50)  # and 50 back (the loop then starts whole)
         return at((320, 190 - 230 * u), side=260)
 
     y4m = tmp_path / "partial.y4m"
-    truths = scene_y4m(y4m, scene, 140)
+    truths = scene_y4m(y4m, scene, 200, bits=8)
     b, page = fake_camera(browser, y4m, server)
     try:
         page.goto(server + "/live")
         page.click("#start")
         page.wait_for_function("window.lastReply && window.lastReply.solution", timeout=30_000)
-        replies = page.evaluate(REPLIES_JS, [12000, FRAME_BITS])
+        replies = page.evaluate(REPLIES_JS, [14000, 8])
     finally:
         b.close()
     # from the first loop that starts with the page solved whole (the lock may fall on the first rise)
-    start = next(i for i, r in enumerate(replies) if r["frame"] < 30 and "solved" in r["status"])
-    part = [r for r in replies[start:] if 85 <= r["frame"] < 120]  # only the bottom three or four rows in view
+    start = next(i for i, r in enumerate(replies) if r["frame"] < 25 and "solved" in r["status"])
+    part = [r for r in replies[start:] if 110 <= r["frame"] < 150]  # only the bottom three or four rows in view
     drawn = [r for r in part if r["corners"]]
     errors = [float(e) for r in drawn for e in np.hypot(*(np.float64(r["corners"])
                                                            - truths[r["frame"]] * r["width"] / 640).T)]
