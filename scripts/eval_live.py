@@ -4,6 +4,7 @@
     python scripts/eval_live.py --compare main        # ... and main's checkout beside it, on the same videos
     python scripts/eval_live.py --split train --gens A   # the side to tune on
     python scripts/eval_live.py --scenarios turn90,pulled --compare HEAD~3
+    python scripts/eval_live.py --stride 3 --compare main   # a server answering 10 of 30 frames (a phone's page)
 
 The scenes (``scenes.py``: generator A, real newspaper photos; ``scenes_b.py``: generator B, drawn here, never
 tuned on) are written once as real videos under ``runs/scenes/`` with their truth, then each checkout steps its
@@ -129,6 +130,21 @@ def puzzles_of(rec: dict) -> list[dict]:
     return rec.get("puzzles") or ([rec] if rec.get("corners") is not None else [])
 
 
+def strided(truth: list[dict], stride: int) -> list[dict]:
+    """The truth of the frames a session stepped every ``stride`` frames saw (``live_replay --stride``), each
+    marked changed when the scene changed on it or on a frame skipped since the last one seen."""
+    out, changed = [], False
+    for t in truth:
+        if "frame" not in t:
+            out.append(t)
+            continue
+        changed = changed or bool(t["change"])
+        if t["frame"] % stride == 0:
+            out.append({**t, "change": changed})
+            changed = False
+    return out
+
+
 def judge(truth: list[dict], log: list[dict], trace: list[str] | None = None) -> Figures:
     """One scenario's log against its truth (``trace``: a line a frame is added to it)."""
     frames = [t for t in truth if "frame" in t]
@@ -183,7 +199,8 @@ def judge(truth: list[dict], log: list[dict], trace: list[str] | None = None) ->
         if trace is not None:
             seen = " ".join(f"{g['name']}:{g['visible']:.2f}" for g in t["grids"]) or "-"
             trace.append(f"{i:4d}{' change' if t['change'] else ''} truth {seen} | log {' '.join(said) or '-'}")
-    fig.locks += [len(frames) - start for start in appeared.values()]  # never locked: the rest of the clip
+    end = frames[-1]["frame"] + 1 if frames else 0
+    fig.locks += [end - start for start in appeared.values()]  # never locked: the rest of the clip
     return fig
 
 
@@ -242,11 +259,11 @@ def checkout(rev: str) -> Path:
     return where
 
 
-def start(tree: Path, videos: list[Path], out: Path, lag: int) -> subprocess.Popen:
+def start(tree: Path, videos: list[Path], out: Path, lag: int, stride: int = 1) -> subprocess.Popen:
     path = os.pathsep.join(p for p in (str(tree), os.environ.get("PYTHONPATH", "")) if p)
     env = {**os.environ, "AR_SUDOKU_TREE": str(tree), "PYTHONPATH": path, "OMP_NUM_THREADS": "1"}
     cmd = [sys.executable, str(SCRIPTS / "live_replay.py"), "--out", str(out), "--lag", str(lag),
-           *map(str, videos)]
+           "--stride", str(stride), *map(str, videos)]
     return subprocess.Popen(cmd, env=env)
 
 
@@ -300,6 +317,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="generator P only: each scenario on this many pages (P0, P1, ...) instead of one")
     ap.add_argument("--lag", type=int, default=1,
                     help="frames after its submission a solve's answer is taken (waited for)")
+    ap.add_argument("--stride", type=int, default=1,
+                    help="step every Nth frame only, as a busy server answers a phone's page (3: 10 of 30 fps)")
     ap.add_argument("--json", type=Path, help="also write every figure here")
     ap.add_argument("--keep", type=Path, help="keep the logs in this folder (a folder a side)")
     ap.add_argument("--frames", action="store_true", help="print every frame's verdicts too")
@@ -322,7 +341,7 @@ def main(argv: list[str] | None = None) -> int:
         outs = {side: logs / side.replace("/", "_") for side, _ in trees}
         every = [v for g in gens for v in videos[g]]
         # each checkout in its own process, both at once: they share the machine's load
-        procs = [start(tree, every, outs[side], args.lag) for side, tree in trees]
+        procs = [start(tree, every, outs[side], args.lag, max(1, args.stride)) for side, tree in trees]
         if any(p.wait() != 0 for p in procs):
             print("eval_live: a replay failed", file=sys.stderr)
             return 1
@@ -330,7 +349,7 @@ def main(argv: list[str] | None = None) -> int:
         by_side: dict[str, list[Figures]] = {side: [] for side, _ in trees}
         for g in gens:
             for path in videos[g]:
-                truth = read_jsonl(path.with_suffix(".truth.jsonl"))
+                truth = strided(read_jsonl(path.with_suffix(".truth.jsonl")), max(1, args.stride))
                 traces: list[list[str]] = [[] for _ in trees]
                 figs = [judge(truth, read_jsonl(outs[side] / log_name(path)), tr)
                         for (side, _), tr in zip(trees, traces)]

@@ -1,8 +1,10 @@
 """Step the live session over videos in lockstep and write each one's log: the scoreboard's runner.
 
-    python scripts/live_replay.py --out DIR [--lag 1] VIDEO...
+    python scripts/live_replay.py --out DIR [--lag 1] [--stride 1] VIDEO...
 
 Writes ``DIR/NAME.jsonl`` for each ``VIDEO`` (one object a frame, as ``ar-sudoku video --jsonl`` writes it).
+``--stride N`` steps the session on every Nth frame only, as a busy server answers a phone's page (the page sends
+the newest frame once the last is answered), and logs those frames alone.
 It imports whichever ``ar_sudoku`` comes first on the module path, so ``eval_live.py --compare REV`` runs it with
 ``PYTHONPATH`` set to another commit's checkout, named again in ``AR_SUDOKU_TREE`` so that its ``models/`` are
 the ones loaded, not the installed checkout's. Only names every version since the page session has are used.
@@ -45,7 +47,7 @@ def frame_json_of():
     raise SystemExit("live_replay: no frame_json in this ar_sudoku")
 
 
-def replay(video: Path, lag: int, out: Path) -> None:
+def replay(video: Path, lag: int, out: Path, stride: int = 1) -> None:
     from ar_sudoku.ar.page import Page
     from ar_sudoku.ar.session import SessionConfig
     from ar_sudoku.io.sources import open_source
@@ -56,7 +58,9 @@ def replay(video: Path, lag: int, out: Path) -> None:
     tmp = out.with_suffix(".part")
     with open_source(str(video)) as source, \
             Page(DigitReader(), kinds=KindReader(), config=SessionConfig(solve_lag=lag)) as page, tmp.open("w") as f:
-        for frame in source:
+        for i, frame in enumerate(source):
+            if i % stride:
+                continue  # a frame the server never saw
             t, cpu = time.perf_counter(), time.process_time()
             res = page.step(frame)
             obj = frame_json(res)
@@ -77,13 +81,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("videos", nargs="+", type=Path)
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--lag", type=int, default=1)
+    ap.add_argument("--stride", type=int, default=1, help="step every Nth frame only (the rest never seen)")
     args = ap.parse_args(argv)
     tree = os.environ.get("AR_SUDOKU_TREE")
     if tree:
         use_tree(Path(tree))
     args.out.mkdir(parents=True, exist_ok=True)
     for video in args.videos:
-        replay(video, args.lag, args.out / log_name(video))
+        replay(video, args.lag, args.out / log_name(video), max(1, args.stride))
     return 0
 
 
