@@ -22,6 +22,11 @@ import numpy as np
 SIDE = 9.0  # flat grid coordinates: one unit per cell
 FLAT_CORNERS = np.array([[0, 0], [SIDE, 0], [SIDE, SIDE], [0, SIDE]], np.float32)
 FLAT_POINTS = np.array([[x, y] for y in range(10) for x in range(10)], np.float32)
+RETRY = 0.8  # of the crossings predicted to stay in the picture: fewer passing the flow's check, the flow is tried
+# again from the board's matched shift (``_shift``)
+SHIFT_MATCH = 0.5  # the normalised correlation the board's picture needs where it is matched (``_shift``)
+SHIFT_MARGIN = 0.1  # ... and how much better than where the motion so far puts the board
+SHIFT_PAD = 96  # px: how far beyond the picture's edge a board leaving it may be matched
 LK = {
     "winSize": (21, 21),
     "maxLevel": 3,
@@ -92,33 +97,65 @@ class GridTracker:
         x0, y0, x1, y1 = _around(np.concatenate([p0, guess]).reshape(-1, 2), w, h)
         prev, cur = self.prev[y0:y1, x0:x1], gray[y0:y1, x0:x1]
         origin = np.array([x0, y0], np.float32)
-        p1, st, _ = cv2.calcOpticalFlowPyrLK(prev, cur, p0 - origin, guess - origin,
-                                             flags=cv2.OPTFLOW_USE_INITIAL_FLOW, **LK)
-        if p1 is None:
+        p1, good = self._flow(prev, cur, p0 - origin, guess - origin, inside, back_from_guess=False)
+        fit = self._fit(p0, p1 + origin, good)
+        stay = inside & ((guess[:, 0, 0] >= 0) & (guess[:, 0, 0] < w) & (guess[:, 0, 1] >= 0) & (guess[:, 0, 1] < h))
+        if fit is None or good.sum() < RETRY * stay.sum():
+            # most crossings failed, or no grid fits them: the page moved about a cell more (or less) than
+            # predicted, and crossings snapped to their neighbours (a grid is periodic): tried again from the
+            # board's shift, its picture matched (of the crossings predicted to stay in view)
+            predicted = np.median((guess - p0).reshape(-1, 2)[stay], axis=0) if stay.any() else np.zeros(2)
+            shift = _shift(prev, cur, (p0 - origin).reshape(-1, 2), predicted)
+            if shift is not None:
+                p1b, good_b = self._flow(prev, cur, p0 - origin, p0 - origin + shift, inside, back_from_guess=True)
+                fit_b = self._fit(p0, p1b + origin, good_b) if good_b.sum() > good.sum() else None
+                if fit_b is not None and (fit is None or _apart(fit[0], fit_b[0])):
+                    fit = fit_b  # (the same place found again: the first fit stays, as it always was)
+        if fit is None:
             self.reset()
             return None
-        p0r, st2, _ = cv2.calcOpticalFlowPyrLK(cur, prev, p1, None, **LK)
-        p1, p0r = p1 + origin, p0r + origin
-        fb = np.linalg.norm((p0 - p0r).reshape(-1, 2), axis=1)
-        good = (st.ravel() == 1) & (st2.ravel() == 1) & (fb < self.fb_error) & inside
+        corners, lattice, motion = fit
+        self.motion = motion
+        self.prev = gray
+        self.corners = corners
+        if lattice is not None:
+            self.lattice = lattice
+        return self.corners
+
+    def _fit(self, p0: np.ndarray, p1: np.ndarray, good: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray] | None:
+        """The grid the crossings that passed moved to: its corners, a curled page's lattice (else None) and the
+        frame-to-frame homography; None when too few passed, or the grid folds or collapses (lost, not moved)."""
         if good.sum() < self.min_points:
-            self.reset()
             return None
         if self.lattice is not None:
-            return self._track_lattice(gray, p0, p1, good)
+            return self._fit_lattice(p0, p1, good)
         hmat, inl = cv2.findHomography(FLAT_POINTS[good], p1.reshape(-1, 2)[good], cv2.RANSAC, 2.0)
         if hmat is None or inl is None or int(inl.sum()) < self.min_points:
-            self.reset()
             return None
-        corners = cv2.perspectiveTransform(FLAT_CORNERS.reshape(-1, 1, 2), hmat).reshape(4, 2)
-        # a tracked quad that folds or collapses is lost, not moved
-        if not cv2.isContourConvex(corners.reshape(-1, 1, 2)) or cv2.contourArea(corners) < 400:
-            self.reset()
+        corners = cv2.perspectiveTransform(FLAT_CORNERS.reshape(-1, 1, 2), hmat).reshape(4, 2).astype(np.float32)
+        if not _sound(corners):
             return None
-        self.motion = cv2.getPerspectiveTransform(self.corners, corners.astype(np.float32))
-        self.prev = gray
-        self.corners = corners.astype(np.float32)
-        return self.corners
+        assert self.corners is not None
+        return corners, None, cv2.getPerspectiveTransform(self.corners, corners)
+
+    def _flow(self, prev: np.ndarray, cur: np.ndarray, p0: np.ndarray, guess: np.ndarray, inside: np.ndarray,
+              back_from_guess: bool) -> tuple[np.ndarray, np.ndarray]:
+        """The points' flow from ``prev`` to ``cur`` searched from ``guess``, and which of them came back to where
+        they were (the forward-backward check). The way back starts at the found points themselves, or
+        (``back_from_guess``) as far from them as the guess was from the points, the way there: from the found
+        points it snaps to the neighbouring crossing whenever the page moved about a cell."""
+        # (a copy: OpenCV writes the found points into the array it starts from)
+        p1, st, _ = cv2.calcOpticalFlowPyrLK(prev, cur, p0, guess.copy(), flags=cv2.OPTFLOW_USE_INITIAL_FLOW, **LK)
+        if p1 is None:
+            return guess, np.zeros(len(p0), bool)
+        if back_from_guess:
+            p0r, st2, _ = cv2.calcOpticalFlowPyrLK(cur, prev, p1, p1 - (guess - p0),
+                                                   flags=cv2.OPTFLOW_USE_INITIAL_FLOW, **LK)
+        else:
+            p0r, st2, _ = cv2.calcOpticalFlowPyrLK(cur, prev, p1, None, **LK)
+        fb = np.linalg.norm((p0 - p0r).reshape(-1, 2), axis=1)
+        return p1, (st.ravel() == 1) & (st2.ravel() == 1) & (fb < self.fb_error) & inside
 
     def follow(self, gray: np.ndarray, motion: np.ndarray) -> np.ndarray | None:
         """Move by a frame-to-frame homography found by another tracker on the same flat page (the puzzles of
@@ -126,7 +163,7 @@ class GridTracker:
         if self.prev is None or self.corners is None:
             return None
         corners = cv2.perspectiveTransform(self.corners.reshape(-1, 1, 2), motion).reshape(4, 2).astype(np.float32)
-        if not cv2.isContourConvex(corners.reshape(-1, 1, 2)) or cv2.contourArea(corners) < 400:
+        if not _sound(corners):
             self.reset()
             return None
         if self.lattice is not None:
@@ -137,11 +174,11 @@ class GridTracker:
         self.corners = corners
         return corners
 
-    def _track_lattice(self, gray: np.ndarray, p0: np.ndarray, p1: np.ndarray, good: np.ndarray) -> np.ndarray | None:
+    def _fit_lattice(self, p0: np.ndarray, p1: np.ndarray, good: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """A curled page: every crossing moves by the frame's homography plus half its own extra flow."""
         step, inl = cv2.findHomography(p0.reshape(-1, 2)[good], p1.reshape(-1, 2)[good], cv2.RANSAC, 2.0)
         if step is None or inl is None or int(inl.sum()) < self.min_points:
-            self.reset()
             return None
         predicted = cv2.perspectiveTransform(p0, step).reshape(-1, 2)
         flow = p1.reshape(-1, 2)
@@ -152,14 +189,44 @@ class GridTracker:
         moved[own] += 0.5 * (flow[own] - predicted[own])
         lattice = moved.reshape(10, 10, 2).astype(np.float32)
         corners = lattice[[0, 0, 9, 9], [0, 9, 9, 0]].astype(np.float32)
-        if not cv2.isContourConvex(corners.reshape(-1, 1, 2)) or cv2.contourArea(corners) < 400:
-            self.reset()
-            return None
-        self.motion = step
-        self.prev = gray
-        self.corners = corners
-        self.lattice = lattice
-        return self.corners
+        return (corners, lattice, step) if _sound(corners) else None
+
+
+def _apart(a: np.ndarray, b: np.ndarray) -> bool:
+    """Two fits of the board put a corner more than half a cell apart: not the same place."""
+    cell = float(np.linalg.norm(a[0] - a[2])) / (SIDE * np.sqrt(2.0))
+    return float(np.abs(a - b).max()) > 0.5 * cell
+
+
+def _sound(corners: np.ndarray) -> bool:
+    """A tracked quad that folds or collapses is lost, not moved."""
+    return bool(cv2.isContourConvex(corners.reshape(-1, 1, 2))) and cv2.contourArea(corners) >= 400
+
+
+def _shift(prev: np.ndarray, cur: np.ndarray, points: np.ndarray, predicted: np.ndarray) -> np.ndarray | None:
+    """How far the board moved, found by matching its picture on the last frame (the box of its crossings in view,
+    at half size) in this one, over the flow's window: the digits and the page's edges, not only the periodic
+    lines, decide it, so a move of a cell or two is not taken for none. Beyond the picture's edge is plain grey
+    (``SHIFT_PAD``: a board leaving the view; a copied edge would draw lines a grid's rows match). None unless the
+    match is good (``SHIFT_MATCH``) and clearly better than where the ``predicted`` shift puts the board
+    (``SHIFT_MARGIN``)."""
+    h, w = prev.shape[:2]
+    lo = np.maximum(points.min(axis=0), 0).astype(int)
+    hi = np.minimum(points.max(axis=0), (w - 1, h - 1)).astype(int)
+    if (hi - lo).min() < 32:
+        return None
+    a = cv2.resize(prev[lo[1]:hi[1], lo[0]:hi[0]], None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    b = cv2.resize(cur, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    pad = SHIFT_PAD // 2
+    b = cv2.copyMakeBorder(b, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=float(b.mean()))
+    match = cv2.matchTemplate(b, a, cv2.TM_CCOEFF_NORMED)
+    _, best, _, (x, y) = cv2.minMaxLoc(match)
+    px, py = np.round((lo + predicted) / 2 + pad).astype(int)
+    there = float(match[py, px]) if 0 <= py < match.shape[0] and 0 <= px < match.shape[1] else -1.0
+    if best < SHIFT_MATCH or best - there < SHIFT_MARGIN:
+        return None
+    x, y = x - pad, y - pad
+    return np.array([2.0 * x - lo[0], 2.0 * y - lo[1]], np.float32)
 
 
 _FRAME = np.ones((10, 10), bool)
