@@ -195,7 +195,10 @@ def test_a_recording_encodes_i420_frames_as_they_are_and_draws_into_them(tmp_pat
 
 
 def test_a_headless_recording_reads_the_video_as_a_headless_run_does(tmp_path, capsys):
-    """The recording's frames stay I420 (grey from Y); the answers, frame by frame, are the same."""
+    """The recording's frames stay I420 (grey from Y); the answers, frame by frame, are the same, and the corners
+    within a pixel (median of each frame's largest difference: 0.5 px; 0.3 before the tracker followed a page that
+    moves faster than predicted by its own flow, where a re-detection had placed it alike on both greys; against
+    the sample's truth both decodings' corners are as close as before, median 3.96 px)."""
     import json
 
     from ar_sudoku.cli import main
@@ -209,7 +212,7 @@ def test_a_headless_recording_reads_the_video_as_a_headless_run_does(tmp_path, c
     assert len(a) == len(b) == 270
     assert [(x["status"], x["solution"]) for x in a] == [(x["status"], x["solution"]) for x in b]
     both = [(x["corners"], y["corners"]) for x, y in zip(a, b) if x["corners"] and y["corners"]]
-    assert len(both) > 150 and np.median([np.abs(np.subtract(p, q)).max() for p, q in both]) < 0.5
+    assert len(both) > 150 and np.median([np.abs(np.subtract(p, q)).max() for p, q in both]) < 1.0
     assert len(_decode_bgr(tmp_path / "o.mp4")) == 270
 
 
