@@ -88,7 +88,7 @@ class GridTracker:
             return None
         p0 = self._points()
         h, w = gray.shape[:2]
-        inside = ((p0[:, 0, 0] >= 0) & (p0[:, 0, 0] < w) & (p0[:, 0, 1] >= 0) & (p0[:, 0, 1] < h))
+        inside = _in_picture(p0, w, h)
         # start the search where constant motion would put each point: a grid is periodic,
         # and a search from zero motion snaps to the neighbouring crossing when the page moves fast
         guess = p0.copy() if self.motion is None else cv2.perspectiveTransform(p0, self.motion)
@@ -99,7 +99,7 @@ class GridTracker:
         origin = np.array([x0, y0], np.float32)
         p1, good = self._flow(prev, cur, p0 - origin, guess - origin, inside, back_from_guess=False)
         fit = self._fit(p0, p1 + origin, good)
-        stay = inside & ((guess[:, 0, 0] >= 0) & (guess[:, 0, 0] < w) & (guess[:, 0, 1] >= 0) & (guess[:, 0, 1] < h))
+        stay = inside & _in_picture(guess, w, h)
         if fit is None or good.sum() < RETRY * stay.sum():
             # most crossings failed, or no grid fits them: the page moved about a cell more (or less) than
             # predicted, and crossings snapped to their neighbours (a grid is periodic): tried again from the
@@ -190,6 +190,12 @@ class GridTracker:
         lattice = moved.reshape(10, 10, 2).astype(np.float32)
         corners = lattice[[0, 0, 9, 9], [0, 9, 9, 0]].astype(np.float32)
         return (corners, lattice, step) if _sound(corners) else None
+
+
+def _in_picture(points: np.ndarray, w: int, h: int) -> np.ndarray:
+    """Which of the (N, 1, 2) points lie in a picture of ``w`` x ``h`` pixels."""
+    x, y = points[:, 0, 0], points[:, 0, 1]
+    return (x >= 0) & (x < w) & (y >= 0) & (y < h)
 
 
 def _apart(a: np.ndarray, b: np.ndarray) -> bool:
